@@ -1,0 +1,35 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Beacon
+import Proximity
+
+/// A beacon region as iOS defines it: a UUID, optionally narrowed by major and minor,
+/// optionally requiring the beacon to be in a zone (e.g. `near` for a bike in its garage).
+public struct Region: Hashable, Sendable, Codable {
+    public var name: String
+    public var uuid: UUID
+    public var major: UInt16?
+    public var minor: UInt16?
+    /// The beacon counts as inside only while at least this close.
+    public var requiredZone: Zone?
+
+    public init(name: String, uuid: UUID, major: UInt16? = nil, minor: UInt16? = nil, requiredZone: Zone? = nil) {
+        self.name = name
+        self.uuid = uuid
+        self.major = major
+        self.minor = minor
+        self.requiredZone = requiredZone
+    }
+
+    /// A region matching exactly one beacon.
+    public init(name: String, beacon: BeaconID, requiredZone: Zone? = nil) {
+        self.init(name: name, uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, requiredZone: requiredZone)
+    }
+
+    public func contains(_ beacon: BeaconID) -> Bool {
+        beacon.uuid == uuid && (major.map { $0 == beacon.major } ?? true) && (minor.map { $0 == beacon.minor } ?? true)
+    }
+}

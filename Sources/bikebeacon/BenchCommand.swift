@@ -1,0 +1,11 @@
+import ArgumentParser
+
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Benchmarks. Figures are ratios against a baseline measured in the same run.",
+        subcommands: [
+            RegistryBenchCommand.self,
+        ]
+    )
+}

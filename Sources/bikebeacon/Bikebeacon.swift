@@ -1,0 +1,13 @@
+import ArgumentParser
+
+@main
+struct Bikebeacon: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bikebeacon",
+        abstract: "Find lost and stolen bikes by their iBeacon tags.",
+        subcommands: [
+            DecodeCommand.self,
+            BenchCommand.self,
+        ]
+    )
+}
