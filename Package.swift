@@ -18,13 +18,19 @@ let package = Package(
         .target(name: "Regions", dependencies: ["Beacon", "Proximity"]),
         .target(name: "Registry", dependencies: ["Beacon"]),
 
+        // Edges: radios and capture files in, advertisements out.
+        .target(
+            name: "Scanning",
+            dependencies: ["Beacon", .product(name: "Logging", package: "swift-log")]
+        ),
+
         // Benchmarks and the anchor methods they compare against.
         .target(name: "Benchmarks", dependencies: ["Beacon", "Proximity", "Regions", "Registry"]),
 
         .executableTarget(
             name: "bikebeacon",
             dependencies: [
-                "Beacon", "Proximity", "Regions", "Registry", "Benchmarks",
+                "Beacon", "Proximity", "Regions", "Registry", "Scanning", "Benchmarks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

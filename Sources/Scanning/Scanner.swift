@@ -1,0 +1,24 @@
+import Beacon
+
+/// Totals a scanner keeps, for the end-of-run summary and for metrics.
+public struct ScanCounts: Sendable, Equatable {
+    /// Advertising reports read, of any kind.
+    public var reports = 0
+    /// Reports that were iBeacons and came out as `Advertisement`s.
+    public var iBeacons = 0
+    /// Reports that were something else (other manufacturers, other Apple frames, no data).
+    public var otherAdvertisements = 0
+    /// Malformed reports or records that were skipped with a log line.
+    public var errors = 0
+
+    public init() {}
+}
+
+/// A source of iBeacon advertisements: BlueZ over D-Bus, a raw HCI socket, or a capture file.
+public protocol Scanner: Sendable {
+    /// iBeacon reports in arrival order. Finishes when the source ends (a capture) or the consuming
+    /// task is cancelled; throws on a fatal error with a message an operator can act on.
+    func advertisements() -> AsyncThrowingStream<Advertisement, any Error>
+    /// Totals so far.
+    func counts() async -> ScanCounts
+}
