@@ -1,0 +1,43 @@
+import Beacon
+import Scanning
+
+/// How `scan` and `replay` print reports: a JSON line each, or a readable table.
+enum AdvertisementOutput {
+    static func json(_ a: Advertisement) -> String {
+        let power = a.measuredPower.map(String.init) ?? "null"
+        let address = a.address.map { "\"\($0)\"" } ?? "null"
+        return #"{"time": \#(timeText(a.time)), "address": \#(address), "uuid": "\#(a.beacon.uuid.uuidString)", "major": \#(a.beacon.major), "minor": \#(a.beacon.minor), "measuredPower": \#(power), "rssi": \#(a.rssi)}"#
+    }
+
+    static let tableHeader = "TIME               ADDRESS            UUID                                  MAJOR  MINOR  POWER  RSSI"
+
+    static func tableRow(_ a: Advertisement) -> String {
+        let power = a.measuredPower.map(String.init) ?? "?"
+        return [
+            pad(timeText(a.time), 18),
+            pad(a.address?.description ?? "-", 18),
+            pad(a.beacon.uuid.uuidString, 37),
+            lpad(String(a.beacon.major), 5),
+            lpad(String(a.beacon.minor), 6),
+            lpad(power, 6),
+            lpad(String(a.rssi), 5),
+        ].joined(separator: " ")
+    }
+
+    /// The end-of-run summary, for stderr.
+    static func summary(_ c: ScanCounts) -> String {
+        "reports read: \(c.reports), iBeacons: \(c.iBeacons), other advertisements: \(c.otherAdvertisements), errors: \(c.errors)"
+    }
+
+    /// Epoch seconds with microseconds, as captures stamp them.
+    static func timeText(_ t: Double) -> String {
+        let micros = (t * 1_000_000).rounded()
+        let seconds = Int64((micros / 1_000_000).rounded(.down))
+        let fraction = Int64(micros) - seconds * 1_000_000
+        let digits = String(fraction)
+        return "\(seconds)." + String(repeating: "0", count: 6 - digits.count) + digits
+    }
+
+    private static func pad(_ s: String, _ w: Int) -> String { s + String(repeating: " ", count: max(0, w - s.count)) }
+    private static func lpad(_ s: String, _ w: Int) -> String { String(repeating: " ", count: max(0, w - s.count)) + s }
+}
