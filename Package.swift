@@ -38,6 +38,7 @@ let package = Package(
 
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport", "bikebeacon"]),
+        .testTarget(name: "RegistryTests", dependencies: ["Registry", "Beacon", "Benchmarks"]),
     ],
     swiftLanguageModes: [.v6]
 )
