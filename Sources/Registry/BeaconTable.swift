@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -45,13 +48,18 @@ struct BeaconTable: Sendable {
     var seed: UInt64
     private(set) var count = 0
 
-    /// At most this share of slots is used; linear probing stays short below it.
-    static let maxLoad = 0.75
+    /// At most this share of slots is used. Most lookups on a sentinel are misses (strangers'
+    /// beacons), and a linear-probing miss costs ½(1 + 1/(1−load)²) probes: 2.5 at 0.5, 8.5 at 0.75.
+    static let maxLoad = 0.5
 
     init(minimumCapacity: Int, seed: UInt64 = UInt64.random(in: .min ... .max)) {
         self.seed = seed
         let capacity = max(16, Int((Double(max(minimumCapacity, 1)) / Self.maxLoad).rounded(.up)) + 1)
-        slots = Array(repeating: Slot(key: BeaconKey.zero, value: Slot.empty), count: capacity)
+        slots = Array(unsafeUninitializedCapacity: capacity) { buffer, initialized in
+            HugePages.advise(UnsafeMutableRawBufferPointer(buffer))
+            buffer.initialize(repeating: Slot(key: BeaconKey.zero, value: Slot.empty))
+            initialized = capacity
+        }
     }
 
     func home(_ key: BeaconKey) -> Int {
@@ -138,5 +146,21 @@ extension BeaconKey {
         self.high = high
         self.low = low
         self.majorMinor = majorMinor
+    }
+}
+
+/// A random probe into a table of tens of megabytes misses the TLB as well as the cache; with
+/// 2 MiB pages the page walk mostly disappears. Must run before the memory is first touched.
+enum HugePages {
+    static let size = 2 << 20
+
+    static func advise(_ buffer: UnsafeMutableRawBufferPointer) {
+        #if os(Linux)
+        guard let base = buffer.baseAddress, buffer.count >= 2 * size else { return }
+        let start = (Int(bitPattern: base) + size - 1) & ~(size - 1)
+        let end = (Int(bitPattern: base) + buffer.count) & ~(size - 1)
+        guard end > start, let aligned = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        _ = madvise(aligned, end - start, MADV_HUGEPAGE)
+        #endif
     }
 }
