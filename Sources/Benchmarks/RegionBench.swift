@@ -16,6 +16,9 @@ public enum RegionBench {
         case rawMonitor = "raw distance + monitor"
         /// No filter, no monitor: inside while the latest raw distance is within R.
         case rawInstant = "raw distance, instant"
+        /// ESPresense's occupancy rule (design §5), its 2 m / 4 m thresholds scaled to R:
+        /// enter closer than 2R/3, exit farther than 4R/3.
+        case espresense = "ESPresense occupancy"
     }
 
     public struct Transition: Equatable, Sendable {
@@ -92,6 +95,7 @@ public enum RegionBench {
         var monitor = RegionMonitor(regions: [region], configuration: monitorConfiguration)
         var transitions: [Transition] = []
         var instantInside = false
+        var occupancy = ESPresenseOccupancy(measuredPower: measuredPower, enterDistance: radius * 2 / 3, exitDistance: radius * 4 / 3)
         var clock = samples.first?.time ?? 0
 
         func record(_ events: [RegionEvent]) {
@@ -119,6 +123,10 @@ public enum RegionBench {
             case .rawInstant:
                 let distance = rawDistance(sample.rssi, measuredPower: measuredPower, proximity: proximity)
                 let inside = distance <= radius
+                if inside != instantInside { transitions.append(Transition(time: sample.time, entered: inside)) }
+                instantInside = inside
+            case .espresense:
+                let inside = occupancy.update(time: sample.time, rssi: sample.rssi + proximity.rxOffset)
                 if inside != instantInside { transitions.append(Transition(time: sample.time, entered: inside)) }
                 instantInside = inside
             }
