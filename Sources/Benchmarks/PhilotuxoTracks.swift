@@ -12,6 +12,12 @@ public enum PhilotuxoTracks {
         public var rssi: Double
         /// Ground-truth 3-D distance beacon–sensor, metres.
         public var distance: Double
+
+        public init(time: Double, rssi: Double, distance: Double) {
+            self.time = time
+            self.rssi = rssi
+            self.distance = distance
+        }
     }
 
     /// What one sensor heard during one track, in time order.

@@ -19,7 +19,7 @@ struct AnalyzeCommand: ParsableCommand {
     @Argument(help: "The trace CSV (header time,rssi).")
     var file: String
 
-    @Option(help: "The beacon's measured power: RSSI at 1 m, dBm (e.g. -59).")
+    @Option(parsing: .unconditional, help: "The beacon's measured power: RSSI at 1 m, dBm (e.g. -59).")
     var measuredPower: Double
 
     @Option(help: "Log-distance path-loss exponent: 2 in free space, up to ~4 indoors.")

@@ -18,7 +18,7 @@ struct RegionsBenchCommand: ParsableCommand {
     @Option(help: "Folder holding philotuxo/ (the shared RSSI data).")
     var data = "../shared/data/rssi"
 
-    @Option(help: "Measured power for every stream, dBm at 1 m (iBeacon's usual default; no per-stream tuning).")
+    @Option(parsing: .unconditional, help: "Measured power for every stream, dBm at 1 m (iBeacon's usual default; no per-stream tuning).")
     var measuredPower = -59.0
 
     func run() throws {
