@@ -40,6 +40,8 @@ public enum RegionBench {
         public var spuriousExits = 0
         public var missedEnters: Int { truthEnters - enterLatencies.count }
         public var missedExits: Int { truthExits - exitLatencies.count }
+        /// Every way the method disagreed with the truth, in one number.
+        public var errors: Int { missedEnters + missedExits + spuriousEnters + spuriousExits }
 
         mutating func add(_ other: Score) {
             truthEnters += other.truthEnters

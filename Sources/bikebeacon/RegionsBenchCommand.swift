@@ -32,6 +32,10 @@ struct RegionsBenchCommand: ParsableCommand {
             let result = RegionBench.run(streams: streams, radius: radius, measuredPower: measuredPower)
             print("bench regions: inside = within \(fmt(radius, 0)) m, \(result.streams) streams, measured power \(fmt(measuredPower, 0)) dBm")
             print(Self.table(result))
+            if let ours = result.scores.first?.score {
+                let ratios = result.scores.dropFirst().map { "\($0.method.rawValue) \(fmt(Double(ours.errors) / Double(max(1, $0.score.errors)), 2))" }
+                print("errors of estimator + monitor as a ratio of each baseline's: " + ratios.joined(separator: ", "))
+            }
             print("")
         }
     }
@@ -49,6 +53,7 @@ struct RegionsBenchCommand: ParsableCommand {
             ("missed exits", { String($0.missedExits) }),
             ("spurious enters", { String($0.spuriousEnters) }),
             ("spurious exits", { String($0.spuriousExits) }),
+            ("errors (missed + spurious)", { String($0.errors) }),
         ]
         return Table.render(
             header: [""] + result.scores.map { $0.method.rawValue },
