@@ -11,7 +11,7 @@ enum RegionEvidence {
 
     init(_ estimate: ProximityEstimate, region: Region, exitMargin: Double) {
         let limit = region.distanceLimit
-        guard region.requiredZone.map({ $0 != .unknown }) ?? false || limit != nil else {
+        guard (region.requiredZone.map { $0 != .unknown } ?? false) || limit != nil else {
             self = .qualifies
             return
         }

@@ -101,6 +101,20 @@ struct RegionMonitorTests {
         #expect(gone == [.exited(region: garage, beacon: Self.bike, time: 711, lastSeen: 700)])
     }
 
+    @Test func distanceLimitEntersWithinItAndLeavesBeyondTheMargin() {
+        let doorway = Region(name: "doorway", beacon: Self.bike, maximumDistance: 2)
+        var monitor = RegionMonitor(regions: [doorway])
+        let unknown = ProximityEstimate(time: 0, filteredRSSI: nil, distance: nil, distanceUncertainty: nil, zone: .unknown)
+        #expect(monitor.observe(Self.bike, unknown).isEmpty)
+        #expect(Self.feed(&monitor, times: [1, 2], distance: 2.2).isEmpty, "near, but beyond 2 m")
+        #expect(Self.feed(&monitor, times: [3, 4], distance: 1.9) == [.entered(region: doorway, beacon: Self.bike, time: 4)])
+        // 2.4 m is within the 25 % margin (2.5 m): stays.
+        #expect(Self.feed(&monitor, times: stride(from: 5.0, through: 50, by: 1), distance: 2.4).isEmpty)
+        // 2.6 m is beyond it: leaves after the 10 s timeout.
+        let leaving = Self.feed(&monitor, times: stride(from: 51.0, through: 62, by: 1), distance: 2.6)
+        #expect(leaving == [.exited(region: doorway, beacon: Self.bike, time: 61, lastSeen: 50)])
+    }
+
     @Test func uuidAndMajorRegionsTrackEachBeaconIndependently() {
         let fleet = Region(name: "fleet", uuid: Self.uuid)
         let depot = Region(name: "depot 1", uuid: Self.uuid, major: 1)
