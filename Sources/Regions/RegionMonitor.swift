@@ -39,14 +39,15 @@ public struct RegionMonitor: Sendable {
     public mutating func observe(_ beacon: BeaconID, _ estimate: ProximityEstimate) -> [RegionEvent] {
         let time = estimate.time
         guard time.isFinite else { return [] }
+        let rules = self.rules
         var events: [RegionEvent] = []
-        if var track = tracks[beacon] {
-            guard time >= track.lastHeard else { return [] }
-            rules.expire(&track, beacon: beacon, at: time, into: &events)
-            rules.learnInterval(&track, at: time)
-            rules.apply(estimate, to: &track, beacon: beacon, into: &events)
-            rules.report(&track, beacon: beacon, at: time, into: &events)
-            tracks[beacon] = track
+        if let index = tracks.index(forKey: beacon) {
+            // Mutated in place: a copy out of the table would copy its arrays on every reading.
+            guard time >= tracks.values[index].lastHeard else { return [] }
+            rules.expire(&tracks.values[index], beacon: beacon, at: time, into: &events)
+            rules.learnInterval(&tracks.values[index], at: time)
+            rules.apply(estimate, to: &tracks.values[index], beacon: beacon, into: &events)
+            rules.report(&tracks.values[index], beacon: beacon, at: time, into: &events)
         } else {
             let matching = rules.regions.indices.filter { rules.regions[$0].contains(beacon) }
             guard !matching.isEmpty else { return [] }
