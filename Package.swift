@@ -17,6 +17,7 @@ let package = Package(
         .target(name: "Proximity", dependencies: ["Beacon"]),
         .target(name: "Regions", dependencies: ["Beacon", "Proximity"]),
         .target(name: "Registry", dependencies: ["Beacon"]),
+        .target(name: "Analysis", dependencies: ["Beacon", "Proximity", "Regions"]),
 
         // Edges: radios and capture files in, advertisements out.
         .target(
@@ -30,7 +31,7 @@ let package = Package(
         .executableTarget(
             name: "bikebeacon",
             dependencies: [
-                "Beacon", "Proximity", "Regions", "Registry", "Scanning", "Benchmarks",
+                "Beacon", "Proximity", "Regions", "Registry", "Scanning", "Benchmarks", "Analysis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -39,6 +40,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport", "bikebeacon"]),
         .testTarget(name: "RegistryTests", dependencies: ["Registry", "Beacon", "Benchmarks"]),
+        .testTarget(name: "RegionsTests", dependencies: ["Regions", "Analysis", "Benchmarks", "TestSupport", "bikebeacon"]),
     ],
     swiftLanguageModes: [.v6]
 )

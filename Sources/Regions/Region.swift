@@ -15,18 +15,23 @@ public struct Region: Hashable, Sendable, Codable {
     public var minor: UInt16?
     /// The beacon counts as inside only while at least this close.
     public var requiredZone: Zone?
+    /// The beacon counts as inside only while estimated at most this far, metres: for sites
+    /// whose geometry does not fit the zone limits (e.g. a 2 m doorway). Combines with
+    /// `requiredZone` when both are set.
+    public var maximumDistance: Double?
 
-    public init(name: String, uuid: UUID, major: UInt16? = nil, minor: UInt16? = nil, requiredZone: Zone? = nil) {
+    public init(name: String, uuid: UUID, major: UInt16? = nil, minor: UInt16? = nil, requiredZone: Zone? = nil, maximumDistance: Double? = nil) {
         self.name = name
         self.uuid = uuid
         self.major = major
         self.minor = minor
         self.requiredZone = requiredZone
+        self.maximumDistance = maximumDistance
     }
 
     /// A region matching exactly one beacon.
-    public init(name: String, beacon: BeaconID, requiredZone: Zone? = nil) {
-        self.init(name: name, uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, requiredZone: requiredZone)
+    public init(name: String, beacon: BeaconID, requiredZone: Zone? = nil, maximumDistance: Double? = nil) {
+        self.init(name: name, uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, requiredZone: requiredZone, maximumDistance: maximumDistance)
     }
 
     public func contains(_ beacon: BeaconID) -> Bool {
