@@ -17,6 +17,7 @@ let package = Package(
         .target(name: "Proximity", dependencies: ["Beacon"]),
         .target(name: "Regions", dependencies: ["Beacon", "Proximity"]),
         .target(name: "Registry", dependencies: ["Beacon"]),
+        .target(name: "Tracking", dependencies: ["Beacon", "Proximity", "Regions", "Registry"]),
         .target(name: "Analysis", dependencies: ["Beacon", "Proximity", "Regions"]),
 
         // Edges: radios and capture files in, advertisements out.
@@ -26,12 +27,12 @@ let package = Package(
         ),
 
         // Benchmarks and the anchor methods they compare against.
-        .target(name: "Benchmarks", dependencies: ["Beacon", "Proximity", "Regions", "Registry"]),
+        .target(name: "Benchmarks", dependencies: ["Beacon", "Proximity", "Regions", "Registry", "Tracking"]),
 
         .executableTarget(
             name: "bikebeacon",
             dependencies: [
-                "Beacon", "Proximity", "Regions", "Registry", "Scanning", "Benchmarks", "Analysis",
+                "Beacon", "Proximity", "Regions", "Registry", "Scanning", "Tracking", "Benchmarks", "Analysis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -39,6 +40,7 @@ let package = Package(
 
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport", "bikebeacon"]),
+        .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Beacon", "Proximity", "Regions", "Registry"]),
         .testTarget(name: "RegistryTests", dependencies: ["Registry", "Beacon", "Benchmarks"]),
         .testTarget(name: "RegionsTests", dependencies: ["Regions", "Analysis", "Benchmarks", "TestSupport", "bikebeacon"]),
     ],

@@ -10,7 +10,9 @@ import Proximity
 /// optionally requiring the beacon to be in a zone (e.g. `near` for a bike in its garage).
 public struct Region: Hashable, Sendable, Codable {
     public var name: String
-    public var uuid: UUID
+    /// Nil matches every beacon: a sentinel watching the missing list filters by the registry
+    /// before the monitor, since a region per missing bike would not scale.
+    public var uuid: UUID?
     public var major: UInt16?
     public var minor: UInt16?
     /// The beacon counts as inside only while at least this close.
@@ -20,7 +22,7 @@ public struct Region: Hashable, Sendable, Codable {
     /// `requiredZone` when both are set.
     public var maximumDistance: Double?
 
-    public init(name: String, uuid: UUID, major: UInt16? = nil, minor: UInt16? = nil, requiredZone: Zone? = nil, maximumDistance: Double? = nil) {
+    public init(name: String, uuid: UUID?, major: UInt16? = nil, minor: UInt16? = nil, requiredZone: Zone? = nil, maximumDistance: Double? = nil) {
         self.name = name
         self.uuid = uuid
         self.major = major
@@ -34,7 +36,12 @@ public struct Region: Hashable, Sendable, Codable {
         self.init(name: name, uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, requiredZone: requiredZone, maximumDistance: maximumDistance)
     }
 
+    /// A region every beacon belongs to.
+    public static func anyBeacon(name: String, requiredZone: Zone? = nil) -> Region {
+        Region(name: name, uuid: nil, requiredZone: requiredZone)
+    }
+
     public func contains(_ beacon: BeaconID) -> Bool {
-        beacon.uuid == uuid && (major.map { $0 == beacon.major } ?? true) && (minor.map { $0 == beacon.minor } ?? true)
+        (uuid.map { $0 == beacon.uuid } ?? true) && (major.map { $0 == beacon.major } ?? true) && (minor.map { $0 == beacon.minor } ?? true)
     }
 }

@@ -7,6 +7,7 @@ struct BenchCommand: AsyncParsableCommand {
         subcommands: [
             RegistryBenchCommand.self,
             RegionsBenchCommand.self,
+            PipelineBenchCommand.self,
         ]
     )
 }
