@@ -19,13 +19,14 @@ let package = Package(
         .target(name: "Registry", dependencies: ["Beacon"]),
 
         // Edges: radios and capture files in, advertisements out.
+        .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .target(
             name: "Scanning",
-            dependencies: ["Beacon", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Beacon", "CBlueZ", .product(name: "Logging", package: "swift-log")]
         ),
 
         // Benchmarks and the anchor methods they compare against.
-        .target(name: "Benchmarks", dependencies: ["Beacon", "Proximity", "Regions", "Registry"]),
+        .target(name: "Benchmarks", dependencies: ["Beacon", "Proximity", "Regions", "Registry", "Scanning"]),
 
         .executableTarget(
             name: "bikebeacon",

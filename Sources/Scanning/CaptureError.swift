@@ -4,6 +4,7 @@ import Beacon
 /// so an operator can cut the file there or hand the offset to a hex viewer.
 public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     case unreadable(path: String, reason: String)
+    case unwritable(path: String, reason: String)
     case unknownFormat(firstBytes: [UInt8])
     case unsupportedLinkType(UInt32, offset: Int)
     case truncated(offset: Int, what: String, needed: Int, available: Int)
@@ -12,7 +13,7 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The byte offset where the damage starts, when the error is about damage.
     public var offset: Int? {
         switch self {
-        case .unreadable, .unknownFormat: nil
+        case .unreadable, .unwritable, .unknownFormat: nil
         case let .unsupportedLinkType(_, offset), let .truncated(offset, _, _, _), let .corrupt(offset, _): offset
         }
     }
@@ -21,6 +22,8 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case let .unreadable(path, reason):
             "cannot read \(path): \(reason)"
+        case let .unwritable(path, reason):
+            "cannot write \(path): \(reason)"
         case let .unknownFormat(firstBytes):
             "not a btsnoop, pcap or pcapng capture (starts with \(Hex.string(firstBytes))); record one with `bikebeacon record`, btmon -w, or Wireshark"
         case let .unsupportedLinkType(type, offset):

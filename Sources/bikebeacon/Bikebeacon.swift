@@ -7,6 +7,8 @@ struct Bikebeacon: AsyncParsableCommand {
         abstract: "Find lost and stolen bikes by their iBeacon tags.",
         subcommands: [
             DecodeCommand.self,
+            ReplayCommand.self,
+            RecordCommand.self,
             BenchCommand.self,
         ]
     )
