@@ -15,7 +15,7 @@ final class HCIDevice {
     static func index(adapter: String) -> Int32? {
         guard adapter.hasPrefix("hci") else { return nil }
         let digits = adapter.dropFirst(3)
-        guard !digits.isEmpty, digits.count <= 4, digits.allSatisfy(\.isASCII), let index = Int32(digits) else { return nil }
+        guard !digits.isEmpty, digits.count <= 4, digits.allSatisfy({ ("0"..."9").contains($0) }), let index = Int32(digits) else { return nil }
         return index
     }
 
