@@ -39,7 +39,7 @@ let package = Package(
 
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport", "bikebeacon"]),
-        .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Beacon", "TestSupport", "bikebeacon"]),
+        .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Beacon", "Benchmarks", "TestSupport", "bikebeacon"]),
     ],
     swiftLanguageModes: [.v6]
 )

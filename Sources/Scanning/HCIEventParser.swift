@@ -7,7 +7,8 @@ public struct AdvertisingReport: Sendable, Equatable {
     public var addressType: UInt8
     /// Nil for anonymous advertisements (extended address type 0xFF).
     public var address: BluetoothAddress?
-    /// dBm, or nil when the controller says 127 ("not available").
+    /// dBm, or nil when the controller says 127 ("not available") or sends a value outside the
+    /// spec's -127...+20 range, which no receiver can have measured.
     public var rssi: Int?
     /// The advertiser's TX power from an extended report, nil when absent or not available.
     public var txPower: Int?
@@ -41,6 +42,8 @@ public enum HCIEventParser {
     public static let leExtendedAdvertisingReport: UInt8 = 0x0D
     /// RSSI and TX power value meaning "not available".
     static let notAvailable: Int8 = 127
+    /// RSSI values a controller may report (Core Spec v5.4, Vol 4, Part E, §7.7.65.2).
+    static let rssiRange: ClosedRange<Int8> = -127...20
     /// Extended address type meaning "no address provided (anonymous advertisement)".
     static let anonymousAddressType: UInt8 = 0xFF
 
@@ -86,7 +89,7 @@ public enum HCIEventParser {
                 eventType: UInt16(fixed[s]),
                 addressType: fixed[s + 1],
                 address: BluetoothAddress(littleEndian: fixed[(s + 2)..<(s + 8)]),
-                rssi: rssi == notAvailable ? nil : Int(rssi),
+                rssi: rssiRange.contains(rssi) ? Int(rssi) : nil,
                 txPower: nil,
                 data: data,
                 isComplete: true,
@@ -115,7 +118,7 @@ public enum HCIEventParser {
                 eventType: eventType,
                 addressType: addressType,
                 address: addressType == anonymousAddressType ? nil : BluetoothAddress(littleEndian: fixed[(s + 3)..<(s + 9)]),
-                rssi: rssi == notAvailable ? nil : Int(rssi),
+                rssi: rssiRange.contains(rssi) ? Int(rssi) : nil,
                 txPower: txPower == notAvailable ? nil : Int(txPower),
                 data: data,
                 isComplete: dataStatus == 0,

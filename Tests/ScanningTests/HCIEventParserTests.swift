@@ -58,8 +58,9 @@ struct HCIEventParserTests {
         #expect(r.error == nil)
     }
 
-    @Test func rssi127IsNotAReading() {
-        let r = decode(Self.metaEvent(0x02, reports: [Self.legacyReport(data: Self.iBeaconData, rssi: 127)]))
+    @Test(arguments: [Int8(127), -128, 21])
+    func rssiNotAvailableOrOutOfRangeIsNotAReading(_ rssi: Int8) {
+        let r = decode(Self.metaEvent(0x02, reports: [Self.legacyReport(data: Self.iBeaconData, rssi: rssi)]))
         #expect(r.ads.isEmpty)
         #expect(r.counts.reports == 1)
         #expect(r.counts.otherAdvertisements == 1)
