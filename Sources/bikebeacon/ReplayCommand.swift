@@ -35,8 +35,6 @@ struct ReplayCommand: AsyncParsableCommand {
                 previous = advertisement.time
                 print(json ? AdvertisementOutput.json(advertisement) : AdvertisementOutput.tableRow(advertisement))
             }
-        } catch is CancellationError {
-            // Interrupted while waiting in --realtime: a normal end.
         } catch {
             failure = error
         }
