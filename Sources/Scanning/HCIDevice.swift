@@ -3,9 +3,17 @@ import CBlueZ
 import Glibc
 #endif
 
-/// An open raw HCI socket on one adapter, through libbluetooth. Blocking calls: it lives on the
+/// What the scan loop needs from a controller. Blocking calls: implementations live on the
 /// scanner's dedicated thread, never on Swift's cooperative pool.
-final class HCIDevice {
+protocol HCIController: AnyObject {
+    func setScanParameters(active: Bool) throws(HCIError)
+    func setScanEnable(_ enable: Bool) throws(HCIError)
+    func filterLEMetaEvents() throws(HCIError)
+    func readPacket(timeoutMilliseconds: Int32, into buffer: inout [UInt8]) throws(HCIError) -> ArraySlice<UInt8>?
+}
+
+/// An open raw HCI socket on one adapter, through libbluetooth.
+final class HCIDevice: HCIController {
     let adapter: String
     private let descriptor: Int32
     private var savedFilter: hci_filter?
@@ -37,8 +45,8 @@ final class HCIDevice {
     }
 
     /// LE Set Scan Parameters: interval = window, so the radio listens all the time.
-    func setScanParameters(active: Bool, intervalUnits: UInt16 = 0x0010) throws(HCIError) {
-        let interval = intervalUnits
+    func setScanParameters(active: Bool) throws(HCIError) {
+        let interval: UInt16 = 0x0010 // 10 ms, as hcitool lescan uses
         let params: [UInt8] = [
             active ? 0x01 : 0x00,
             UInt8(interval & 0xFF), UInt8(interval >> 8), // interval, 0.625 ms units
@@ -71,7 +79,6 @@ final class HCIDevice {
         savedFilter = old
     }
 
-    /// The next H4 packet, or nil when none arrived within the timeout (so the caller can check for stop).
     func readPacket(timeoutMilliseconds: Int32, into buffer: inout [UInt8]) throws(HCIError) -> ArraySlice<UInt8>? {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         let ready = poll(&poller, 1, timeoutMilliseconds)

@@ -1,5 +1,4 @@
 import Beacon
-import Dispatch
 import Foundation
 import Logging
 import Synchronization
@@ -15,18 +14,30 @@ public struct HCIPacket: Sendable {
 /// `HCIEventParser` that replays captures.
 ///
 /// The blocking socket lives on a dedicated thread. Cancelling the consuming task (or dropping
-/// the stream) stops the thread, which disables scanning and restores the socket filter before
-/// the stream's iteration returns.
+/// the stream) tells the thread to stop; it then disables scanning and restores the socket
+/// filter. Await `waitUntilStopped()` before exiting so that cleanup has happened. (Blocking
+/// inside the stream's termination handler instead would deadlock: task cancellation runs it
+/// while holding the task's status lock, which the thread's final `finish()` needs.)
 public final class HCIScanner: Scanner {
     public let adapter: String
     public let active: Bool
     private let logger: Logger
     private let totals = SharedCounts()
+    private let sessions = Mutex<[ScanControl]>([])
+    private let open: @Sendable (String) throws(HCIError) -> any HCIController
 
-    public init(adapter: String = "hci0", active: Bool = false, logger: Logger = Logger(label: "bikebeacon.hci")) {
+    public convenience init(adapter: String = "hci0", active: Bool = false, logger: Logger = Logger(label: "bikebeacon.hci")) {
+        self.init(adapter: adapter, active: active, logger: logger) { (name: String) throws(HCIError) -> any HCIController in
+            try HCIDevice(adapter: name)
+        }
+    }
+
+    /// `open` is the seam to the radio: libbluetooth in production, a scripted controller in tests.
+    init(adapter: String, active: Bool, logger: Logger, open: @escaping @Sendable (String) throws(HCIError) -> any HCIController) {
         self.adapter = adapter
         self.active = active
         self.logger = logger
+        self.open = open
     }
 
     public func advertisements() -> AsyncThrowingStream<Advertisement, any Error> {
@@ -51,53 +62,78 @@ public final class HCIScanner: Scanner {
 
     public func counts() async -> ScanCounts { totals.current }
 
+    /// Returns once every scan this scanner started has disabled scanning and closed its socket.
+    public func waitUntilStopped() async {
+        for session in sessions.withLock({ $0 }) { await session.waitUntilFinished() }
+        sessions.withLock { $0.removeAll { $0.isFinished } }
+    }
+
     private func stream<Element: Sendable>(
         _ makeHandler: @escaping @Sendable (AsyncThrowingStream<Element, any Error>.Continuation) -> (ArraySlice<UInt8>, Double) -> Void
     ) -> AsyncThrowingStream<Element, any Error> {
         let (stream, continuation) = AsyncThrowingStream<Element, any Error>.makeStream()
         let control = ScanControl()
-        let adapter = adapter, active = active, logger = logger
-        continuation.onTermination = { termination in
-            // The thread finishing ends the stream itself (.finished); only a consumer that
-            // went away needs to stop it and wait for scanning to be disabled.
-            if case .cancelled = termination { control.stopAndWait() }
-        }
+        sessions.withLock { $0.append(control) }
+        let adapter = adapter, active = active, logger = logger, open = open
+        continuation.onTermination = { _ in control.requestStop() }
         Thread.detachNewThread {
             let handler = makeHandler(continuation)
             do {
-                try HCIScanLoop.run(adapter: adapter, active: active, logger: logger, control: control, onPacket: handler)
+                let device = try open(adapter)
+                try HCIScanLoop.run(device, adapter: adapter, active: active, logger: logger, control: control, onPacket: handler)
                 continuation.finish()
             } catch {
                 continuation.finish(throwing: error)
             }
-            control.done.signal()
+            control.markFinished()
         }
         return stream
     }
 }
 
-/// Stop request from the consumer side, and the thread's "cleanup finished" signal.
+/// Stop request from the consumer side, and the thread's "cleanup finished" notice.
 final class ScanControl: Sendable {
-    let stopping = Atomic<Bool>(false)
-    let done = DispatchSemaphore(value: 0)
-    /// Bounded so a wedged controller cannot hang shutdown.
-    static let cleanupTimeout: DispatchTimeInterval = .seconds(3)
-
-    func stopAndWait() {
-        stopping.store(true, ordering: .releasing)
-        _ = done.wait(timeout: .now() + Self.cleanupTimeout)
+    private struct State {
+        var finished = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
+    private let stopping = Atomic<Bool>(false)
+    private let state = Mutex(State())
+
+    func requestStop() { stopping.store(true, ordering: .releasing) }
+
     var isStopping: Bool { stopping.load(ordering: .acquiring) }
+
+    var isFinished: Bool { state.withLock { $0.finished } }
+
+    /// Called by the thread after its cleanup.
+    func markFinished() {
+        let waiters = state.withLock { s in
+            s.finished = true
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func waitUntilFinished() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { s in
+                if !s.finished { s.waiters.append(waiter) }
+                return s.finished
+            }
+            if done { waiter.resume() }
+        }
+    }
 }
 
 /// The scan session on the dedicated thread: open, configure, read until stopped, clean up.
 enum HCIScanLoop {
     static let pollMilliseconds: Int32 = 100
 
-    static func run(adapter: String, active: Bool, logger: Logger, control: ScanControl,
+    static func run(_ device: any HCIController, adapter: String, active: Bool, logger: Logger, control: ScanControl,
                     onPacket: (ArraySlice<UInt8>, Double) -> Void) throws(HCIError) {
-        let device = try HCIDevice(adapter: adapter)
         // A scan left enabled (by us or another tool) makes Set Scan Parameters fail with Command Disallowed.
         try? device.setScanEnable(false)
         try device.setScanParameters(active: active)

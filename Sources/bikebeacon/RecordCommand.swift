@@ -68,6 +68,7 @@ struct RecordCommand: AsyncParsableCommand {
             decoder.countError()
             outcome.error = error
         }
+        await scanner.waitUntilStopped()
         outcome.counts = decoder.counts
         return outcome
     }
