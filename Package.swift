@@ -21,13 +21,14 @@ let package = Package(
         .target(name: "Analysis", dependencies: ["Beacon", "Proximity", "Regions"]),
 
         // Edges: radios and capture files in, advertisements out.
+        .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .target(
             name: "Scanning",
-            dependencies: ["Beacon", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Beacon", "CBlueZ", .product(name: "Logging", package: "swift-log")]
         ),
 
         // Benchmarks and the anchor methods they compare against.
-        .target(name: "Benchmarks", dependencies: ["Beacon", "Proximity", "Regions", "Registry", "Tracking"]),
+        .target(name: "Benchmarks", dependencies: ["Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning"]),
 
         .executableTarget(
             name: "bikebeacon",
@@ -43,6 +44,7 @@ let package = Package(
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Beacon", "Proximity", "Regions", "Registry"]),
         .testTarget(name: "RegistryTests", dependencies: ["Registry", "Beacon", "Benchmarks"]),
         .testTarget(name: "RegionsTests", dependencies: ["Regions", "Analysis", "Benchmarks", "TestSupport", "bikebeacon"]),
+        .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Beacon", "Benchmarks", "TestSupport", "bikebeacon"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -8,6 +8,8 @@ struct Bikebeacon: AsyncParsableCommand {
         subcommands: [
             DecodeCommand.self,
             AnalyzeCommand.self,
+            ReplayCommand.self,
+            RecordCommand.self,
             BenchCommand.self,
         ]
     )
