@@ -19,9 +19,10 @@ let package = Package(
         .target(name: "Registry", dependencies: ["Beacon"]),
 
         // Edges: radios and capture files in, advertisements out.
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .target(
             name: "Scanning",
-            dependencies: ["Beacon", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Beacon", "CDBus", .product(name: "Logging", package: "swift-log")]
         ),
 
         // Benchmarks and the anchor methods they compare against.
@@ -38,6 +39,10 @@ let package = Package(
 
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport", "bikebeacon"]),
+        .testTarget(
+            name: "DBusScannerTests",
+            dependencies: ["Beacon", "Scanning", "TestSupport", "bikebeacon", .product(name: "Logging", package: "swift-log")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

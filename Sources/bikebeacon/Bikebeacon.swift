@@ -7,6 +7,7 @@ struct Bikebeacon: AsyncParsableCommand {
         abstract: "Find lost and stolen bikes by their iBeacon tags.",
         subcommands: [
             DecodeCommand.self,
+            ScanCommand.self,
             BenchCommand.self,
         ]
     )
