@@ -69,7 +69,7 @@ struct ScanCommand: AsyncParsableCommand {
             let configuration = DBusScannerConfiguration(adapter: adapter, watchdogInterval: .milliseconds(Int(watchdog * 1000)))
             return DBusScanner(configuration: configuration, logger: logger)
         case .hci:
-            throw ValidationError("the raw HCI backend is not available in this build; use --backend dbus")
+            throw ScanFailure("the raw HCI backend is not available in this build; use --backend dbus")
         }
     }
 
@@ -104,6 +104,12 @@ struct ScanCommand: AsyncParsableCommand {
             return first
         }
     }
+}
+
+/// A reason `scan` cannot start, printed as `Error: …`.
+private struct ScanFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// Writes a line unbuffered, so a pipe (`| jq`) sees each report as it happens.

@@ -38,4 +38,28 @@ struct BusValueTests {
         #expect(BlueZ.discoveryFilter.signature == "a{sv}")
         #expect(BusValue.structure([.string("a"), .variant(.int16(1))]).signature == "(sv)")
     }
+
+    /// Encoding into a libdbus message and reading back gives the same tree, signatures included.
+    @Test func messageRoundTrip() throws {
+        let values: [BusValue] = [
+            BlueZ.discoveryFilter,
+            .objectPath("/org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF"),
+            .dictionary(signature: "a{qv}", [
+                BusDictEntry(key: .uint16(0x004C), value: .variant(.array(signature: "ay", [.byte(2), .byte(0x15), .byte(0xC5)]))),
+            ]),
+            .array(signature: "aa{qv}", []),
+            .structure([.uint32(7), .boolean(false), .double(1.5), .int64(-3), .uint64(9), .signature("a{sv}")]),
+            .array(signature: "as", [.string("org.bluez.Device1"), .string("ünïcode")]),
+        ]
+        let message = try BusMessage.methodCall(destination: "org.bluez", path: "/", interface: "org.example", member: "Echo")
+        try message.append(values)
+        #expect(try message.arguments() == values)
+    }
+
+    @Test func encodingRejectsElementsOfTheWrongType() throws {
+        let message = try BusMessage.methodCall(destination: "org.bluez", path: "/", interface: "org.example", member: "Echo")
+        #expect(throws: BusError.typeMismatch(expected: "y", found: "s")) {
+            try message.append([.array(signature: "ay", [.byte(1), .string("x")])])
+        }
+    }
 }

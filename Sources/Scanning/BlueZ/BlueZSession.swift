@@ -59,7 +59,8 @@ final class BlueZSession {
         lastActivity = started
     }
 
-    /// Runs until the stream's consumer goes away or a fatal error; then stops discovery.
+    /// Runs until the stream's consumer goes away or a fatal error (thrown to the consumer, who
+    /// reports it); then stops discovery.
     func run() {
         defer { shared.end(runID) }
         var failure: DBusScannerError?
@@ -70,7 +71,6 @@ final class BlueZSession {
                 try step()
             }
         } catch {
-            logger.error("\(error)")
             failure = error
         }
         stopDiscovery()
