@@ -141,6 +141,7 @@ final class BlueZSession {
     private func setUp() throws(DBusScannerError) {
         guard let connection else { return }
         nextAttempt = monotonic.now + configuration.retryInterval
+        var candidate = configuration.adapter
         do {
             let owner = try connection.call(
                 BlueZ.bus, BlueZ.busPath, BlueZ.bus, "GetNameOwner", [.string(BlueZ.service)], timeoutMilliseconds: callTimeout
@@ -156,6 +157,7 @@ final class BlueZSession {
             case let .poweredOff(adapter):
                 wait(.adapterOff(adapter.name))
             case let .use(adapter):
+                candidate = adapter.name
                 try startDiscovery(on: adapter)
                 phase = .scanning(adapter)
                 lastActivity = monotonic.now
@@ -167,7 +169,7 @@ final class BlueZSession {
                 }
             }
         } catch {
-            try recover(from: error, adapter: configuration.adapter)
+            try recover(from: error, adapter: candidate)
         }
     }
 
@@ -224,7 +226,7 @@ final class BlueZSession {
         case BusError.accessDenied:
             throw .accessDenied(error)
         case BlueZ.notReady:
-            wait(.adapterOff(adapter ?? "the adapter"))
+            wait(.adapterOff(adapter ?? "(default)"))
         default:
             if case .disconnected = error { return lostBus() }
             wait(.refused(error.description))
