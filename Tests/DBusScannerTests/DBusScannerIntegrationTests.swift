@@ -122,7 +122,7 @@ struct DBusScannerIntegrationTests {
 
     @Test func bluetoothdKilledAndRestartedResumesWithinTenSeconds() async throws {
         try await withMockBlueZ { bus in
-            let probe = ScanProbe(bus: bus)
+            let probe = ScanProbe(bus: bus, retry: .seconds(60))
             try await probe.waitUntilScanning()
             try await bus.control("add-device", "hci0", "C4:7C:8D:6A:00:07", "-60", Self.intelli)
             _ = try await probe.waitForReports(1)
@@ -145,7 +145,7 @@ struct DBusScannerIntegrationTests {
 
     @Test func adapterRemovedOrPoweredOffIsLoggedAndScanningResumes() async throws {
         try await withMockBlueZ { bus in
-            let probe = ScanProbe(bus: bus, adapter: "hci0")
+            let probe = ScanProbe(bus: bus, retry: .seconds(60), adapter: "hci0")
             try await probe.waitUntilScanning()
 
             try await bus.control("remove-adapter", "hci0")
@@ -173,7 +173,7 @@ struct DBusScannerIntegrationTests {
     @Test func bluetoothdMissingAtStartIsExplainedAndAwaited() async throws {
         try await withMockBlueZ { bus in
             await bus.killMock()
-            let probe = ScanProbe(bus: bus)
+            let probe = ScanProbe(bus: bus, retry: .seconds(60))
             try await bus.waitFor("the not-running warning", within: 5) {
                 probe.logged("bluetoothd is not running (nobody owns org.bluez on the system bus): start it with systemctl start bluetooth") == 1
             }

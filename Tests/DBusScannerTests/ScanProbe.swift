@@ -15,8 +15,10 @@ final class ScanProbe: Sendable {
         let failure = Mutex<String?>(nil)
     }
 
-    /// A scanner on the mock's bus with short retry and call timeouts, logging at debug level.
-    init(bus: MockBlueZ, watchdog: Duration = .seconds(60), adapter: String? = nil) {
+    /// A scanner on the mock's bus with short call timeouts, logging at debug level. A `retry`
+    /// longer than the test leaves recovery to the signals alone (NameOwnerChanged, InterfacesAdded,
+    /// PropertiesChanged), so a test shows the scanner reacts to them rather than polling.
+    init(bus: MockBlueZ, watchdog: Duration = .seconds(60), retry: Duration = .milliseconds(300), adapter: String? = nil) {
         let logs = LogLines()
         var logger = Logger(label: "test.dbus") { _ in CapturingLogHandler(lines: logs) }
         logger.logLevel = .debug
@@ -24,7 +26,7 @@ final class ScanProbe: Sendable {
         scanner = DBusScanner(
             configuration: DBusScannerConfiguration(
                 adapter: adapter, busAddress: bus.address, watchdogInterval: watchdog,
-                retryInterval: .milliseconds(300), callTimeout: .seconds(3)
+                retryInterval: retry, callTimeout: .seconds(3)
             ),
             logger: logger
         )
