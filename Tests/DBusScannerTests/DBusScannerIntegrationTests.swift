@@ -143,6 +143,22 @@ struct DBusScannerIntegrationTests {
         }
     }
 
+    @Test func systemBusRestartIsSurvived() async throws {
+        try await withMockBlueZ { bus in
+            let probe = ScanProbe(bus: bus)
+            try await probe.waitUntilScanning()
+            try await bus.restartBus()
+            try await bus.waitFor("the lost-bus warning", within: 5) {
+                probe.logged("lost the connection to the system D-Bus: reconnecting every") == 1
+            }
+            try await probe.waitUntilScanning(times: 2)
+            try await bus.control("add-device", "hci0", "C4:7C:8D:6A:00:0C", "-61", Self.intelli)
+            #expect(try await probe.waitForReports(1).count == 1)
+            _ = await probe.stop()
+            #expect(probe.error == nil)
+        }
+    }
+
     @Test func adapterRemovedOrPoweredOffIsLoggedAndScanningResumes() async throws {
         try await withMockBlueZ { bus in
             let probe = ScanProbe(bus: bus, retry: .seconds(60), adapter: "hci0")

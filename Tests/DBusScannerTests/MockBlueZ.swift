@@ -21,8 +21,8 @@ final class MockBlueZ: Sendable {
 
     let directory: URL
     let address: String
-    private let daemon: Process
-    private let daemonStdin: Pipe
+    private let socket: String
+    private let daemon = Mutex<(Process, Pipe)?>(nil)
     private let mock = Mutex<Process?>(nil)
     private let mockStarts = Mutex(0)
 
@@ -30,21 +30,9 @@ final class MockBlueZ: Sendable {
     static func start(adapter: Bool = true) async throws -> MockBlueZ {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bikebeacon-dbus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let socket = directory.appendingPathComponent("bus").path
-        let daemon = Process()
-        daemon.executableURL = URL(fileURLWithPath: "/bin/sh")
-        daemon.arguments = [
-            "-c", #"dbus-daemon --session --nofork --address="unix:path=$1" & d=$!; cat >/dev/null; kill -9 $d; wait $d"#,
-            "sh", socket,
-        ]
-        let stdin = Pipe()
-        daemon.standardInput = stdin
-        daemon.standardOutput = FileHandle.nullDevice
-        daemon.standardError = FileHandle.nullDevice
-        try daemon.run()
-        let bus = MockBlueZ(directory: directory, address: "unix:path=\(socket)", daemon: daemon, daemonStdin: stdin)
+        let bus = MockBlueZ(directory: directory)
         do {
-            try await bus.waitFor("the private bus socket", within: 5) { FileManager.default.fileExists(atPath: socket) }
+            try await bus.startBus()
             try await bus.startMock()
             if adapter { try await bus.control("add-adapter", "hci0") }
             return bus
@@ -54,11 +42,45 @@ final class MockBlueZ: Sendable {
         }
     }
 
-    private init(directory: URL, address: String, daemon: Process, daemonStdin: Pipe) {
+    private init(directory: URL) {
         self.directory = directory
-        self.address = address
-        self.daemon = daemon
-        self.daemonStdin = daemonStdin
+        socket = directory.appendingPathComponent("bus").path
+        address = "unix:path=\(socket)"
+    }
+
+    /// Starts dbus-daemon on the socket (again, after `stopBus`).
+    private func startBus() async throws {
+        try? FileManager.default.removeItem(atPath: socket)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [
+            "-c", #"dbus-daemon --session --nofork --address="unix:path=$1" & d=$!; cat >/dev/null; kill -9 $d; wait $d"#,
+            "sh", socket,
+        ]
+        let stdin = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        daemon.withLock { $0 = (process, stdin) }
+        try await waitFor("the private bus socket", within: 5) { [socket] in FileManager.default.fileExists(atPath: socket) }
+    }
+
+    /// Stops dbus-daemon (the mock goes with it).
+    private func stopBus() async {
+        guard let (process, stdin) = daemon.withLock({ $0.take() }) else { return }
+        try? stdin.fileHandleForWriting.close()
+        await waitForExit(process)
+    }
+
+    /// The system bus going down and coming back (dbus restarted): a new daemon on the same
+    /// socket, a new mock, an adapter.
+    func restartBus() async throws {
+        await killMock()
+        await stopBus()
+        try await startBus()
+        try await startMock()
+        try await control("add-adapter", "hci0")
     }
 
     /// The environment that points a child (the CLI, the control script) at this bus.
@@ -114,8 +136,7 @@ final class MockBlueZ: Sendable {
     /// Stops the mock and the bus and removes the temp dir.
     func stop() async {
         await killMock()
-        try? daemonStdin.fileHandleForWriting.close()
-        await waitForExit(daemon)
+        await stopBus()
         try? FileManager.default.removeItem(at: directory)
     }
 

@@ -66,7 +66,8 @@ public final class DBusScanner: Scanner {
         self.clock = clock
     }
 
-    /// Starts scanning. Ending the consuming task (or dropping the stream) stops discovery.
+    /// Starts scanning. Ending the consuming task (or dropping the stream) stops discovery. The
+    /// stream buffers without limit, so a slow consumer costs memory but never loses a report.
     public func advertisements() -> AsyncThrowingStream<Advertisement, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Advertisement.self)
         let runID = shared.begin()
