@@ -39,12 +39,15 @@ struct ScanCommand: AsyncParsableCommand {
     @Flag(help: "Log debug detail (skipped devices, removals from BlueZ's cache).")
     var verbose = false
 
+    /// Longest accepted --duration / --watchdog (about 30 years), so the conversion to a Duration cannot overflow.
+    private static let longest: Double = 1e9
+
     func validate() throws {
-        if let duration, !(duration > 0 && duration.isFinite) {
-            throw ValidationError("--duration must be a positive number of seconds")
+        if let duration, !(duration > 0 && duration <= Self.longest) {
+            throw ValidationError("--duration must be a positive number of seconds, at most 1000000000")
         }
-        guard watchdog >= 1, watchdog.isFinite else {
-            throw ValidationError("--watchdog must be at least 1 second")
+        guard watchdog >= 1, watchdog <= Self.longest else {
+            throw ValidationError("--watchdog must be between 1 and 1000000000 seconds")
         }
     }
 
