@@ -19,6 +19,7 @@ let package = Package(
         .target(name: "Registry", dependencies: ["Beacon"]),
         .target(name: "Tracking", dependencies: ["Beacon", "Proximity", "Regions", "Registry"]),
         .target(name: "Analysis", dependencies: ["Beacon", "Proximity", "Regions"]),
+        .target(name: "Owners", dependencies: ["Beacon", "Proximity"]),
 
         // Edges: radios and capture files in, advertisements out.
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
@@ -35,6 +36,7 @@ let package = Package(
             name: "bikebeacon",
             dependencies: [
                 "Beacon", "Proximity", "Regions", "Registry", "Scanning", "Tracking", "Benchmarks", "Analysis",
+                "Owners",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -46,6 +48,7 @@ let package = Package(
         .testTarget(name: "RegistryTests", dependencies: ["Registry", "Beacon", "Benchmarks"]),
         .testTarget(name: "RegionsTests", dependencies: ["Regions", "Analysis", "Benchmarks", "TestSupport", "bikebeacon"]),
         .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Beacon", "Benchmarks", "TestSupport", "bikebeacon"]),
+        .testTarget(name: "OwnersTests", dependencies: ["Owners", "Beacon", "Proximity", "TestSupport", "bikebeacon"]),
         .testTarget(
             name: "DBusScannerTests",
             dependencies: ["Beacon", "Scanning", "TestSupport", "bikebeacon", .product(name: "Logging", package: "swift-log")]

@@ -11,6 +11,8 @@ struct Bikebeacon: AsyncParsableCommand {
             ReplayCommand.self,
             RecordCommand.self,
             ScanCommand.self,
+            RangeCommand.self,
+            BikesCommand.self,
             BenchCommand.self,
         ]
     )

@@ -66,13 +66,7 @@ struct ScanCommand: AsyncParsableCommand {
     }
 
     private func makeScanner(logger: Logger) throws -> any Scanning.Scanner {
-        switch backend {
-        case .dbus:
-            let configuration = DBusScannerConfiguration(adapter: adapter, watchdogInterval: .milliseconds(Int(watchdog * 1000)))
-            return DBusScanner(configuration: configuration, logger: logger)
-        case .hci:
-            return HCIScanner(adapter: adapter ?? "hci0", logger: logger)
-        }
+        backend.scanner(adapter: adapter, watchdog: watchdog, logger: logger)
     }
 
     /// Prints reports until the duration ends, a signal arrives, or the scanner fails; returns the failure.

@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import Owners
+
+/// `bikebeacon bikes add|list|remove`: the owner's own bikes in a local JSON file.
+struct BikesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bikes",
+        abstract: "Keep a list of your bikes and their beacons, for `bikebeacon range --bike NAME`.",
+        subcommands: [Add.self, List.self, Remove.self]
+    )
+
+    struct Location: ParsableArguments {
+        @Option(help: "The bikes file (default: $XDG_CONFIG_HOME/bikebeacon/bikes.json or ~/.config/bikebeacon/bikes.json).")
+        var file: String?
+
+        func path() throws -> String { try BikeChoice.bikesFile(file) }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a bike.")
+
+        @Argument(help: "A name for the bike, e.g. \"red commuter\".")
+        var name: String
+
+        @Option(help: "The beacon stuck on it, UUID:MAJOR:MINOR.")
+        var beacon: String
+
+        @OptionGroup var location: Location
+
+        func run() throws {
+            let path = try location.path()
+            var book = try BikesFile.load(path: path)
+            try book.add(Bike(name: name, beacon: try BikeChoice.beacon(beacon)))
+            try BikesFile.save(book, path: path)
+            guard let added = book.bikes.last else { return }
+            print("added \(added.name) (\(added.beacon)) to \(path)")
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List your bikes.")
+
+        @OptionGroup var location: Location
+
+        func run() throws {
+            let path = try location.path()
+            let book = try BikesFile.load(path: path)
+            if book.bikes.isEmpty {
+                StandardError.line("no bikes in \(path); add one with: bikebeacon bikes add NAME --beacon UUID:MAJOR:MINOR")
+                return
+            }
+            let width = max(4, book.bikes.map(\.name.count).max() ?? 0)
+            print("NAME".padding(toLength: width, withPad: " ", startingAt: 0) + "  BEACON")
+            for bike in book.bikes {
+                print(bike.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + bike.beacon.description)
+            }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a bike.")
+
+        @Argument(help: "The bike's name.")
+        var name: String
+
+        @OptionGroup var location: Location
+
+        func run() throws {
+            let path = try location.path()
+            var book = try BikesFile.load(path: path)
+            let removed = try book.remove(named: name)
+            try BikesFile.save(book, path: path)
+            print("removed \(removed.name) (\(removed.beacon)) from \(path)")
+        }
+    }
+}

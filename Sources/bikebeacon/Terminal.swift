@@ -1,0 +1,70 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Owners
+
+/// The terminal the range view draws on: the alternate screen with the cursor hidden while
+/// it runs, put back exactly as it was when it ends.
+struct Terminal {
+    /// How the screen is drawn, from the environment: colour is an extra that NO_COLOR or
+    /// TERM=dumb turn off; a dumb terminal also gets ASCII and no cursor movement at all.
+    struct Style: Equatable {
+        var colour: Bool
+        var cursorControl: Bool
+        var glyphs: Glyphs
+
+        init(environment: [String: String]) {
+            let term = environment["TERM"] ?? ""
+            let dumb = term.isEmpty || term == "dumb"
+            let noColour = !(environment["NO_COLOR"] ?? "").isEmpty
+            colour = !dumb && !noColour
+            cursorControl = !dumb
+            glyphs = dumb ? .ascii : .unicode
+        }
+    }
+
+    let style: Style
+
+    static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+
+    /// Rows and columns of the terminal on stdout, or 24×80 when it will not say.
+    static func size() -> (rows: Int, columns: Int) {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0, size.ws_col > 0 else { return (24, 80) }
+        return (Int(size.ws_row), Int(size.ws_col))
+    }
+
+    /// Switches to the alternate screen and hides the cursor.
+    func enter() {
+        if style.cursorControl { Self.write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J") }
+    }
+
+    /// Shows the cursor and returns to the normal screen with its old content.
+    func leave() {
+        if style.cursorControl { Self.write("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l") }
+    }
+
+    /// Redraws the whole screen in one write, cropped to the terminal so nothing scrolls.
+    func draw(_ lines: [ScreenLine]) {
+        let (rows, columns) = Self.size()
+        let shown = lines.prefix(rows).map { $0.rendered(columns: columns, colour: style.colour) }
+        if style.cursorControl {
+            Self.write("\u{1B}[H" + shown.joined(separator: "\u{1B}[K\r\n") + "\u{1B}[K")
+        } else {
+            Self.write("\n" + shown.joined(separator: "\n") + "\n")
+        }
+    }
+
+    /// Writes everything, retrying short writes; a terminal that went away is not an error worth raising.
+    static func write(_ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+}
