@@ -21,6 +21,11 @@ enum NumberText {
         return "> 99 m"
     }
 
+    /// An uncertainty in metres, to the same precision as the distance it qualifies.
+    static func metres(_ value: Double, like distance: Double) -> String {
+        distance < 9.95 ? fixed(value, 1) + " m" : fixed(value, 0) + " m"
+    }
+
     /// How long ago, coarser as it grows.
     static func ago(_ seconds: Double) -> String {
         if seconds < 9.95 { return fixed(seconds, 1) + " s ago" }

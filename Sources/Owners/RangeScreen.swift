@@ -60,7 +60,7 @@ public enum RangeScreen {
     private static func distanceText(_ view: RangeView, glyphs: Glyphs) -> String {
         guard view.estimate.zone != .unknown, let distance = view.estimate.distance else { return "unknown" }
         guard let uncertainty = view.estimate.distanceUncertainty else { return NumberText.metres(distance) }
-        return NumberText.metres(distance) + " " + glyphs.plusMinus + " " + NumberText.metres(uncertainty)
+        return NumberText.metres(distance) + " " + glyphs.plusMinus + " " + NumberText.metres(uncertainty, like: distance)
     }
 
     private static func rssiText(_ view: RangeView) -> String {

@@ -71,7 +71,7 @@ struct RangeCommand: AsyncParsableCommand {
             board: board
         )
         let failure = screen
-            ? await session.runScreen(terminal: Terminal(style: Terminal.Style(environment: ProcessInfo.processInfo.environment)))
+            ? await session.runScreen(terminal: Terminal(style: ScreenStyle(environment: ProcessInfo.processInfo.environment)))
             : await session.runLines()
         if let hci = scanner as? HCIScanner { await hci.waitUntilStopped() }
         if let failure {

@@ -6,24 +6,7 @@ import Owners
 /// The terminal the range view draws on: the alternate screen with the cursor hidden while
 /// it runs, put back exactly as it was when it ends.
 struct Terminal {
-    /// How the screen is drawn, from the environment: colour is an extra that NO_COLOR or
-    /// TERM=dumb turn off; a dumb terminal also gets ASCII and no cursor movement at all.
-    struct Style: Equatable {
-        var colour: Bool
-        var cursorControl: Bool
-        var glyphs: Glyphs
-
-        init(environment: [String: String]) {
-            let term = environment["TERM"] ?? ""
-            let dumb = term.isEmpty || term == "dumb"
-            let noColour = !(environment["NO_COLOR"] ?? "").isEmpty
-            colour = !dumb && !noColour
-            cursorControl = !dumb
-            glyphs = dumb ? .ascii : .unicode
-        }
-    }
-
-    let style: Style
+    let style: ScreenStyle
 
     static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 

@@ -1,0 +1,104 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A private tmux server (its own socket) holding one 80×24 session, for driving a full-screen
+/// program as a user would: keys in, screen contents out.
+final class Tmux {
+    static let path: String? = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static var available: Bool { path != nil }
+
+    let socket = "bikebeacon-test-\(UUID().uuidString.prefix(8))"
+    let session = "range"
+
+    /// Starts `command` in a detached 80×24 session. The shell that runs it then prints
+    /// `EXIT=<status>` and stays, so the screen the program left behind can be inspected.
+    init(command: [String]) throws {
+        let quoted = command.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        try tmux(["-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "80", "-y", "24", quoted + "; echo EXIT=$?; exec sleep 600"])
+    }
+
+    deinit {
+        _ = try? tmux(["kill-server"])
+    }
+
+    /// The visible screen, one string per row.
+    func screen() throws -> [String] {
+        var lines = try tmux(["capture-pane", "-p", "-t", session]).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }
+        return lines
+    }
+
+    /// A tmux format value for the pane, e.g. `alternate_on`, `cursor_flag`, `pane_pid`.
+    func value(_ name: String) throws -> String {
+        try tmux(["display-message", "-p", "-t", session, "#{\(name)}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func send(_ key: String) throws {
+        try tmux(["send-keys", "-t", session, key])
+    }
+
+    /// Polls every 100 ms until `condition` holds on the screen; nil if `timeout` seconds pass first.
+    func waitFor(timeout: Double, _ condition: ([String]) -> Bool) throws -> [String]? {
+        let deadline = Date().addingTimeInterval(timeout)
+        repeat {
+            let lines = try screen()
+            if condition(lines) { return lines }
+            Thread.sleep(forTimeInterval: 0.1)
+        } while Date() < deadline
+        return nil
+    }
+
+    /// The program's exit status once the shell has printed it, nil if it still runs after `timeout` seconds.
+    func waitForExit(timeout: Double) throws -> Int? {
+        let lines = try waitFor(timeout: timeout) { $0.contains { $0.hasPrefix("EXIT=") } }
+        return lines?.first { $0.hasPrefix("EXIT=") }.flatMap { Int($0.dropFirst(5)) }
+    }
+
+    /// The program's process id: the child of the pane's shell.
+    func programPID() throws -> Int32? {
+        let shell = try value("pane_pid")
+        let children = try? String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
+        return children?.split(separator: " ").first.flatMap { Int32($0) }
+    }
+
+    /// Runs a tmux client command and returns what it printed.
+    ///
+    /// Spawned directly with a clean signal mask and default handlers: the test runner blocks
+    /// most signals, and a tmux server started with that mask inherited never reaps its panes.
+    @discardableResult
+    func tmux(_ arguments: [String]) throws -> String {
+        let tool = Self.path ?? "/usr/bin/tmux"
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("\(socket)-\(UUID().uuidString).out").path
+        defer { unlink(output) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv = ([tool, "-L", socket] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, tool, &actions, &attributes, argv, environ)
+        guard status == 0 else { throw TmuxError(message: "cannot start tmux: \(String(cString: strerror(status)))") }
+        var exit: Int32 = 0
+        while waitpid(pid, &exit, 0) < 0, errno == EINTR {}
+        return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+    }
+}
+
+struct TmuxError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
