@@ -6,6 +6,7 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Benchmarks. Figures are ratios against a baseline measured in the same run.",
         subcommands: [
             RegistryBenchCommand.self,
+            ProximityBenchCommand.self,
         ]
     )
 }
