@@ -36,7 +36,7 @@ public struct ProximityConfiguration: Sendable, Equatable {
         window: Double = 20,
         windowCapacity: Int = 256,
         zoneDwell: Double = 10,
-        zoneConfidence: Double = 1,
+        zoneConfidence: Double = 2,
         defaultRSSISpread: Double = 6,
         minimumRSSISpread: Double = 1
     ) {
