@@ -108,10 +108,10 @@ public enum RSSIDatasets {
     ///
     /// A clock is unusable when a stream has fewer distinct timestamps than a tenth of its rows:
     /// pcng's HTC One M9 in the BB and PP files stamps hundreds of rows with the same value
-    /// (quantised to 100 s). Those rows are spread at the dataset's typical interval (the median
-    /// over usable streams of their median gap), from the stream's first stamp: the phones scanned at a steady rate, and
-    /// this keeps every time-based method seeing the real reading rate. herald's 1 s stamps
-    /// (1–3 rows per second) are usable and kept as they are.
+    /// (quantised to 100 s). Those rows are spread from the stream's first stamp at the dataset's
+    /// typical interval (the median over usable streams of their median gap): the phones scanned
+    /// at a steady rate, and this lets every time-based method see the real reading rate.
+    /// herald's 1 s stamps (1–3 rows per second) are usable and kept as they are.
     static func assemble(name: String, receivers rows: [(String, [Row])], skipped: Int) -> RSSIDataset {
         let split = rows.map { name, rows in (name, streams(rows)) }
         let intervals = split.flatMap(\.1).filter(hasUsableClock).compactMap(typicalInterval)
@@ -131,11 +131,12 @@ public enum RSSIDatasets {
         return RSSIDataset(name: name, receivers: receivers, skippedRows: skipped, retimedStreams: retimed, retimeInterval: interval)
     }
 
-    /// Maximal runs of rows with the same distance.
+    /// Maximal runs of rows with the same distance and a clock that does not step back (one pcng
+    /// log, PP gryphonelab, steps back 186 s inside a run: the two sides are separate streams).
     static func streams(_ rows: [Row]) -> [RSSIStream] {
         var result: [RSSIStream] = []
         for row in rows {
-            if let lastDistance = result.last?.distance, lastDistance == row.distance {
+            if let last = result.last, last.distance == row.distance, let lastTime = last.times.last, row.time >= lastTime {
                 result[result.count - 1].times.append(row.time)
                 result[result.count - 1].rssi.append(row.rssi)
             } else {

@@ -77,14 +77,19 @@ public struct ProximityEstimator: Sendable {
         hysteresis = ZoneHysteresis(dwell: configuration.zoneDwell)
     }
 
-    /// Feeds one reading. Non-finite values are ignored; a reading older than the previous one is
-    /// taken as arriving with it (receivers do reorder by a few milliseconds).
+    /// Feeds one reading. Non-finite values are ignored. A reading up to a second older than the
+    /// previous one is taken as arriving with it (receivers reorder a little); a bigger step back
+    /// means the clock was set back, and the estimate starts afresh, as it does after staleness.
     public mutating func update(time: Double, rssi: Double, measuredPower: Double?) -> ProximityEstimate {
         guard time.isFinite, rssi.isFinite else { return estimate(at: lastTime ?? 0) }
-        let now = max(time, lastTime ?? time)
-        if let lastTime, now - lastTime > configuration.staleAfter {
-            window.removeAll()
-            hysteresis.reset()
+        var now = time
+        if let lastTime {
+            if now - lastTime > configuration.staleAfter || now < lastTime - Self.reorderTolerance {
+                window.removeAll()
+                hysteresis.reset()
+            } else {
+                now = max(now, lastTime)
+            }
         }
         if let measuredPower, measuredPower.isFinite { self.measuredPower = measuredPower }
         lastTime = now
@@ -113,6 +118,9 @@ public struct ProximityEstimator: Sendable {
         last = estimate
         return estimate
     }
+
+    /// How far back a reading may be stamped and still count as merely reordered, seconds.
+    static let reorderTolerance = 1.0
 
     /// The estimate as it stands at `time`: the last one, or unknown once it has gone stale.
     public func estimate(at time: Double) -> ProximityEstimate {

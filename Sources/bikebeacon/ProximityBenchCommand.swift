@@ -20,12 +20,7 @@ struct ProximityBenchCommand: ParsableCommand {
 
     func run() throws {
         let clock = Stopwatch()
-        let datasets: [RSSIDataset]
-        do {
-            datasets = [try RSSIDatasets.herald(directory: data), try RSSIDatasets.pcng(directory: data)]
-        } catch let error as RSSIDatasetError {
-            throw ValidationError(error.description)
-        }
+        let datasets = [try RSSIDatasets.herald(directory: data), try RSSIDatasets.pcng(directory: data)]
         for dataset in datasets {
             print(render(dataset, ProximityBench.run(dataset)))
             print("")

@@ -97,6 +97,19 @@ struct ProximityEstimatorTests {
         #expect(back.zone == .immediate)
     }
 
+    /// Readings a little out of order are absorbed; a clock set back (an NTP step) starts afresh
+    /// instead of leaving the estimator waiting for its old clock to come round again.
+    @Test func reorderedReadingsAreAbsorbedAndAClockStepBackRestarts() {
+        var signal = Signal(seed: 7)
+        var estimator = ProximityEstimator()
+        Self.feed(&estimator, &signal, from: 1000, duration: 60, rate: 1, distance: 2)
+        let reordered = estimator.update(time: 1059.5, rssi: signal.rssi(at: 2), measuredPower: signal.measuredPower)
+        #expect(reordered.zone == .near)
+        let stepped = estimator.update(time: 900, rssi: signal.rssi(at: 0.2), measuredPower: signal.measuredPower)
+        #expect(stepped.zone == .immediate)
+        #expect(stepped.time == 900)
+    }
+
     @Test func noReadingMeansUnknown() {
         let estimate = ProximityEstimator().estimate(at: 100)
         #expect(estimate.zone == .unknown)
