@@ -66,7 +66,7 @@ struct ProximityBenchCommand: ParsableCommand {
               let fewestFlaps = anchors.min(by: { $0.total.flapsPerHour < $1.total.flapsPerHour }) else { return "" }
         let accuracyMargin = (ours.total.balancedAccuracy - bestAccuracy.total.balancedAccuracy) * 100
         let flapRatio = ours.total.flapsPerHour / fewestFlaps.total.flapsPerHour
-        return "target: balanced accuracy \(accuracyMargin > 0 ? "met" : "MISSED") (\(fmt(accuracyMargin, 1)) points vs \(bestAccuracy.method.rawValue)); "
+        return "target: balanced accuracy \(accuracyMargin > 0 ? "met" : "MISSED") (\(fmt(accuracyMargin, 2)) points vs \(bestAccuracy.method.rawValue)); "
             + "flaps \(flapRatio < 1 ? "met" : "MISSED") (\(fmt(flapRatio, 2))× \(fewestFlaps.method.rawValue))"
     }
 }
