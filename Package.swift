@@ -53,6 +53,7 @@ let package = Package(
             name: "DBusScannerTests",
             dependencies: ["Beacon", "Scanning", "TestSupport", "bikebeacon", .product(name: "Logging", package: "swift-log")]
         ),
+        .testTarget(name: "ProximityTests", dependencies: ["Proximity", "Benchmarks", "TestSupport", "bikebeacon"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -9,6 +9,7 @@ struct BenchCommand: AsyncParsableCommand {
             RegionsBenchCommand.self,
             PipelineBenchCommand.self,
             DecodeBenchCommand.self,
+            ProximityBenchCommand.self,
         ]
     )
 }
