@@ -14,8 +14,9 @@ enum NumberText {
         return sign + String(whole) + "." + String(repeating: "0", count: digits - fractionText.count) + fractionText
     }
 
-    /// A distance in metres: one decimal below 10 m, whole metres up to 99 m, then "> 99 m".
+    /// A distance in metres: centimetres below 1 m, one decimal below 10 m, whole metres up to 99 m, then "> 99 m".
     static func metres(_ value: Double) -> String {
+        if value < 0.995 { return fixed(value, 2) + " m" }
         if value < 9.95 { return fixed(value, 1) + " m" }
         if value < 99.5 { return fixed(value, 0) + " m" }
         return "> 99 m"
@@ -23,7 +24,7 @@ enum NumberText {
 
     /// An uncertainty in metres, to the same precision as the distance it qualifies.
     static func metres(_ value: Double, like distance: Double) -> String {
-        distance < 9.95 ? fixed(value, 1) + " m" : fixed(value, 0) + " m"
+        fixed(value, distance < 0.995 ? 2 : distance < 9.95 ? 1 : 0) + " m"
     }
 
     /// How long ago, coarser as it grows.

@@ -22,23 +22,38 @@ enum BikeChoice {
         return beacon
     }
 
-    static func resolve(bike name: String?, beacon text: String?, bikesFile: String?) throws -> (name: String?, beacon: BeaconID) {
+    /// The logged-in account's session, if any (`bikebeacon login`).
+    static func session() throws -> AccountSession? {
+        guard let path = ConfigDirectory.sessionFile(environment: ProcessInfo.processInfo.environment) else { return nil }
+        return try SessionFile.load(path: path)
+    }
+
+    /// The account's bikes, or nil when not logged in.
+    static func accountBikes() async throws -> [Bike]? {
+        guard let session = try session() else { return nil }
+        return try await AccountClient(server: session.server).bikes(token: session.token)
+    }
+
+    /// Local bikes come first; the account's bikes (after `bikebeacon login`) are asked for only
+    /// when the local file does not settle the question, so `range` works offline.
+    static func resolve(bike name: String?, beacon text: String?, bikesFile: String?) async throws -> (name: String?, beacon: BeaconID) {
         if let text { return (nil, try beacon(text)) }
         let path = try Self.bikesFile(bikesFile)
-        let book = try BikesFile.load(path: path)
+        let local = try BikesFile.load(path: path).bikes
         if let name {
-            guard let bike = book.bike(named: name) else {
-                throw ValidationError(BikeBookError.unknownBike(name, known: book.bikes.map(\.name)).description + " (in \(path))")
-            }
-            return (bike.name, bike.beacon)
+            if let bike = local.first(where: { $0.name == name }) { return (bike.name, bike.beacon) }
+            let account = try await accountBikes() ?? []
+            if let bike = account.first(where: { $0.name == name }) { return (bike.name, bike.beacon) }
+            throw ValidationError(BikeBookError.unknownBike(name, known: (local + account).map(\.name)).description + " (in \(path)\(account.isEmpty ? "" : " or your account"))")
         }
-        switch book.bikes.count {
+        let candidates = local.isEmpty ? try await accountBikes() ?? [] : local
+        switch candidates.count {
         case 1:
-            return (book.bikes[0].name, book.bikes[0].beacon)
+            return (candidates[0].name, candidates[0].beacon)
         case 0:
             throw ValidationError("no bike chosen: pass --beacon UUID:MAJOR:MINOR, or add a bike with: bikebeacon bikes add NAME --beacon UUID:MAJOR:MINOR")
         default:
-            throw ValidationError("which bike? pass --bike NAME, one of: \(book.bikes.map(\.name).joined(separator: ", "))")
+            throw ValidationError("which bike? pass --bike NAME, one of: \(candidates.map(\.name).joined(separator: ", "))")
         }
     }
 }

@@ -13,6 +13,7 @@ struct Bikebeacon: AsyncParsableCommand {
             ScanCommand.self,
             RangeCommand.self,
             BikesCommand.self,
+            LoginCommand.self,
             BenchCommand.self,
         ]
     )

@@ -3,7 +3,7 @@ import Foundation
 import Owners
 
 /// `bikebeacon bikes add|list|remove`: the owner's own bikes in a local JSON file.
-struct BikesCommand: ParsableCommand {
+struct BikesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bikes",
         abstract: "Keep a list of your bikes and their beacons, for `bikebeacon range --bike NAME`.",
@@ -38,21 +38,33 @@ struct BikesCommand: ParsableCommand {
         }
     }
 
-    struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List your bikes.")
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List your bikes, and your account's after `bikebeacon login`.")
 
         @OptionGroup var location: Location
 
-        func run() throws {
+        func run() async throws {
             let path = try location.path()
             let book = try BikesFile.load(path: path)
             if book.bikes.isEmpty {
                 StandardError.line("no bikes in \(path); add one with: bikebeacon bikes add NAME --beacon UUID:MAJOR:MINOR")
-                return
+            } else {
+                Self.table(book.bikes)
             }
-            let width = max(4, book.bikes.map(\.name.count).max() ?? 0)
+            guard let session = try BikeChoice.session() else { return }
+            do {
+                let bikes = try await AccountClient(server: session.server).bikes(token: session.token)
+                print("\naccount bikes at \(session.server) (\(session.email)):")
+                Self.table(bikes)
+            } catch {
+                StandardError.line("could not list your account's bikes: \(error)")
+            }
+        }
+
+        private static func table(_ bikes: [Bike]) {
+            let width = max(4, bikes.map(\.name.count).max() ?? 0)
             print("NAME".padding(toLength: width, withPad: " ", startingAt: 0) + "  BEACON")
-            for bike in book.bikes {
+            for bike in bikes {
                 print(bike.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + bike.beacon.description)
             }
         }

@@ -18,7 +18,8 @@ struct RangeCommand: AsyncParsableCommand {
         then ends at the end of the capture.
 
         The bike is --beacon UUID:MAJOR:MINOR, or --bike NAME from the bikes file (see \
-        `bikebeacon bikes`), or the only bike there when there is just one.
+        `bikebeacon bikes`) or, after `bikebeacon login URL`, from your account; or the only bike \
+        there is when there is just one.
         """
     )
 
@@ -51,7 +52,7 @@ struct RangeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let chosen = try BikeChoice.resolve(bike: bike, beacon: beacon, bikesFile: bikesFile)
+        let chosen = try await BikeChoice.resolve(bike: bike, beacon: beacon, bikesFile: bikesFile)
         let screen = Terminal.isTerminal(STDOUT_FILENO)
         let board = NoticeBoard()
         let logger = screen ? board.logger("bikebeacon.range") : StandardError.logger("bikebeacon.range")

@@ -70,7 +70,7 @@ struct RangeScreenTests {
     @Test(arguments: [
         (2.345, 0.81, Glyphs.unicode, "2.3 m ± 0.8 m"),
         (2.345, nil, Glyphs.unicode, "2.3 m"),
-        (0.04, 0.02, Glyphs.unicode, "0.0 m ± 0.0 m"),
+        (0.04, 0.02, Glyphs.unicode, "0.04 m ± 0.02 m"),
         (12.4, 6.6, Glyphs.unicode, "12 m ± 7 m"),
         (150.0, 40.0, Glyphs.ascii, "> 99 m +/- 40 m"),
     ] as [(Double, Double?, Glyphs, String)])
@@ -187,6 +187,6 @@ struct RangeScreenTests {
 
     /// How the screen prints a distance, for the marker check.
     static func metres(_ d: Double) -> String {
-        d < 9.95 ? String(format: "%.1f m", d) : String(format: "%.0f m", d)
+        d < 0.995 ? String(format: "%.2f m", d) : d < 9.95 ? String(format: "%.1f m", d) : String(format: "%.0f m", d)
     }
 }
