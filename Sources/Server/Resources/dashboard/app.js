@@ -1,0 +1,415 @@
+// bikebeacon dashboard: plain JavaScript against the server's /v1 API, no build step.
+// Every piece of server data reaches the page through textContent, never as HTML.
+"use strict";
+
+const TOKEN_KEY = "bikebeacon.token";
+const EMAIL_KEY = "bikebeacon.email";
+const COLOURS = ["black", "white", "grey", "silver", "red", "orange", "yellow", "green", "blue", "purple", "pink", "brown", "other"];
+
+const state = { token: localStorage.getItem(TOKEN_KEY), email: localStorage.getItem(EMAIL_KEY) || "",
+  bikes: [], selected: null, sightings: [], events: null };
+
+const $ = (id) => document.getElementById(id);
+
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) if (child != null) node.append(child);
+  return node;
+}
+
+/** An error the server or the form reported, tied to the field it is about when known. */
+class FieldError extends Error {
+  constructor(message, field, status) { super(message); this.field = field; this.status = status; }
+}
+
+/** Calls the API; a refusal becomes a FieldError naming the field the server's message quotes ('name', …). */
+async function api(method, path, body, { raw = false } = {}) {
+  const headers = {};
+  if (state.token) headers.Authorization = "Bearer " + state.token;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  let response;
+  try {
+    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (error) {
+    throw new FieldError("Cannot reach the server: check your connection and try again.");
+  }
+  if (response.status === 401 && state.token && path !== "/v1/sessions") {
+    logOut("Your session has ended: log in again.");
+    throw new FieldError("Your session has ended: log in again.", null, 401);
+  }
+  if (!response.ok) {
+    let message = `The server answered ${response.status}.`, code = "";
+    try { const json = await response.json(); message = json.message || message; code = json.error || ""; } catch (_) {}
+    const quoted = /'([A-Za-z]+)'/.exec(message);
+    let field = quoted ? quoted[1] : null;
+    if (code === "email_taken") field = "email";
+    if (code === "invalid_credentials") field = "password";
+    throw new FieldError(message, field, response.status);
+  }
+  if (raw) return response;
+  if (response.status === 204) return null;
+  return response.json();
+}
+
+// ---- form errors: shown right under the field they are about ----
+
+function clearErrors(form) {
+  for (const p of form.querySelectorAll(".error")) p.textContent = "";
+  for (const input of form.querySelectorAll("[aria-invalid]")) { input.removeAttribute("aria-invalid"); input.removeAttribute("aria-describedby"); }
+}
+
+function showError(form, prefix, error) {
+  const field = error.field;
+  const slot = field && $(`${prefix}-${field}-error`);
+  if (slot) {
+    slot.textContent = error.message;
+    const input = $(`${prefix}-${field}`);
+    if (input) {
+      input.setAttribute("aria-invalid", "true");
+      input.setAttribute("aria-describedby", slot.id);
+      input.focus();
+    }
+  } else {
+    $(`${prefix}-form-error`).textContent = error.message;
+  }
+}
+
+// ---- signing in ----
+
+async function logIn(email, password) {
+  const { token } = await api("POST", "/v1/sessions", { email, password });
+  state.token = token; state.email = email.trim().toLowerCase();
+  localStorage.setItem(TOKEN_KEY, token); localStorage.setItem(EMAIL_KEY, state.email);
+  await showApp();
+}
+
+function logOut(message) {
+  if (state.token) fetch("/v1/sessions", { method: "DELETE", headers: { Authorization: "Bearer " + state.token } }).catch(() => {});
+  state.token = null; state.bikes = []; state.selected = null;
+  localStorage.removeItem(TOKEN_KEY);
+  if (state.events) { state.events.abort(); state.events = null; }
+  $("app").hidden = true; $("who").hidden = true; $("auth").hidden = false;
+  if (message) $("login-form-error").textContent = message;
+}
+
+function credentials(form, prefix) {
+  const email = form.email.value.trim(), password = form.password.value;
+  if (!email.includes("@")) throw new FieldError("Enter your email address.", "email");
+  if (prefix === "signup" && password.length < 8) throw new FieldError("Use a password of 8 characters or more.", "password");
+  if (!password) throw new FieldError("Enter your password.", "password");
+  return { email, password };
+}
+
+function wireAuth() {
+  $("login-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = event.currentTarget; clearErrors(form);
+    try { const c = credentials(form, "login"); await logIn(c.email, c.password); form.reset(); }
+    catch (error) { showError(form, "login", error); }
+  });
+  $("signup-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = event.currentTarget; clearErrors(form);
+    try {
+      const c = credentials(form, "signup");
+      await api("POST", "/v1/accounts", c);
+      await logIn(c.email, c.password);
+      form.reset();
+    } catch (error) { showError(form, "signup", error); }
+  });
+  $("logout").addEventListener("click", () => logOut());
+}
+
+// ---- bikes ----
+
+async function loadBikes() {
+  $("bikes-error").textContent = "";
+  try {
+    state.bikes = (await api("GET", "/v1/bikes")).bikes;
+    renderBikes();
+  } catch (error) { $("bikes-error").textContent = error.message; }
+}
+
+function beaconText(b) { return `${b.uuid}:${b.major}:${b.minor}`; }
+
+function renderBikes() {
+  const list = $("bikes");
+  list.replaceChildren(...state.bikes.map((bike) => {
+    const description = [bike.make, bike.model].filter(Boolean).join(" ");
+    const colour = bike.colour ? el("span", {}, el("span", { class: "swatch" + (COLOURS.includes(bike.colour) ? ` c-${bike.colour}` : ""), "aria-hidden": "true" }), bike.colour) : null;
+    const status = bike.missing ? "MISSING" : "OK";
+    return el("li", { class: "bike" + (bike.missing ? " missing" : "") + (state.selected === bike.id ? " selected" : ""), "data-bike": bike.id },
+      el("div", { class: "bike-head" },
+        el("span", { class: "bike-name", text: bike.name }),
+        el("span", { class: "badge" + (bike.missing ? " missing" : ""), text: status })),
+      el("p", { class: "bike-meta" }, colour, colour && description ? " · " : "", description,
+        bike.frameNumber ? ` · frame ${bike.frameNumber}` : ""),
+      el("p", { class: "beacon", text: beaconText(bike.beacon) }),
+      el("div", { class: "actions" },
+        el("button", { type: "button", class: bike.missing ? "secondary" : "danger", "data-action": bike.missing ? "recovered" : "missing",
+          "aria-label": `${bike.missing ? "Mark recovered" : "Mark missing"}: ${bike.name}`, text: bike.missing ? "Mark recovered" : "Mark missing",
+          onclick: () => setMissing(bike, !bike.missing) }),
+        el("button", { type: "button", class: "secondary", "data-action": "sightings", "aria-label": `Sightings of ${bike.name}`, text: "Sightings",
+          onclick: () => selectBike(bike.id) }),
+        el("button", { type: "button", class: "secondary", "data-action": "edit", "aria-label": `Edit ${bike.name}`, text: "Edit",
+          onclick: () => editBike(bike) })));
+  }));
+  $("bikes-empty").hidden = state.bikes.length > 0;
+}
+
+async function setMissing(bike, missing) {
+  $("bikes-error").textContent = "";
+  try {
+    const updated = await api("POST", `/v1/bikes/${encodeURIComponent(bike.id)}/${missing ? "missing" : "recovered"}`);
+    state.bikes = state.bikes.map((b) => (b.id === updated.id ? updated : b));
+    renderBikes();
+    const again = document.querySelector(`[data-bike="${CSS.escape(updated.id)}"] [data-action="${missing ? "recovered" : "missing"}"]`);
+    if (again) again.focus();
+  } catch (error) { $("bikes-error").textContent = error.message; }
+}
+
+function editBike(bike) {
+  const form = $("bike-form"); clearErrors(form);
+  $("bike-id").value = bike.id;
+  for (const field of ["name", "make", "model", "colour", "frameNumber", "notes"]) form[field].value = bike[field] || "";
+  form.uuid.value = bike.beacon.uuid; form.major.value = bike.beacon.major; form.minor.value = bike.beacon.minor;
+  $("bike-form-title").textContent = `Edit ${bike.name}`;
+  $("bike-submit").textContent = "Save changes";
+  $("bike-cancel").hidden = false;
+  $("bike-name").focus();
+}
+
+function resetBikeForm() {
+  const form = $("bike-form"); form.reset(); clearErrors(form);
+  $("bike-id").value = "";
+  $("bike-form-title").textContent = "Add a bike";
+  $("bike-submit").textContent = "Add bike";
+  $("bike-cancel").hidden = true;
+}
+
+function bikeFields(form) {
+  const name = form.name.value.trim();
+  if (!name) throw new FieldError("Give the bike a name.", "name");
+  const uuid = form.uuid.value.trim().toUpperCase();
+  if (!/^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/.test(uuid))
+    throw new FieldError("Write the UUID as 8-4-4-4-12 hexadecimal digits, as the tag's app shows it.", "uuid");
+  const number = (field, label) => {
+    const text = form[field].value.trim();
+    if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new FieldError(`${label} is a whole number from 0 to 65535.`, field);
+    return Number(text);
+  };
+  const major = number("major", "Major"), minor = number("minor", "Minor");
+  return { name, make: form.make.value.trim(), model: form.model.value.trim(), colour: form.colour.value,
+    frameNumber: form.frameNumber.value.trim(), notes: form.notes.value, beacon: { uuid, major, minor } };
+}
+
+function wireBikeForm() {
+  $("bike-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = event.currentTarget; clearErrors(form);
+    try {
+      const fields = bikeFields(form);
+      const id = $("bike-id").value;
+      const bike = id ? await api("PATCH", `/v1/bikes/${encodeURIComponent(id)}`, fields) : await api("POST", "/v1/bikes", fields);
+      state.bikes = id ? state.bikes.map((b) => (b.id === bike.id ? bike : b)) : [...state.bikes, bike];
+      renderBikes(); resetBikeForm();
+    } catch (error) {
+      if (error.status === 409 && /beacon/i.test(error.message)) error.field = "beacon";
+      showError(form, "bike", error);
+    }
+  });
+  $("bike-cancel").addEventListener("click", resetBikeForm);
+}
+
+// ---- sightings: a list and a map of sentinel places ----
+
+async function selectBike(id) {
+  state.selected = id;
+  renderBikes();
+  const bike = state.bikes.find((b) => b.id === id);
+  $("sightings-hint").hidden = true; $("sightings-panel").hidden = false;
+  $("sightings-bike").textContent = bike ? bike.name : "";
+  await loadSightings();
+  $("sightings-bike").setAttribute("tabindex", "-1"); $("sightings-bike").focus();
+}
+
+async function loadSightings(freshId) {
+  if (!state.selected) return;
+  $("sightings-error").textContent = "";
+  try {
+    const page = await api("GET", `/v1/bikes/${encodeURIComponent(state.selected)}/sightings?limit=200`);
+    state.sightings = page.sightings;
+    renderSightings(freshId);
+  } catch (error) { $("sightings-error").textContent = error.message; }
+}
+
+function when(text) {
+  const date = new Date(text);
+  return isNaN(date) ? text : date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
+}
+
+function renderSightings(freshId) {
+  const rows = state.sightings.map((s) => el("tr", { class: s.id === freshId ? "fresh" : "", "data-sighting": s.id },
+    el("td", {}, el("time", { datetime: s.time, text: when(s.time) })),
+    el("td", { text: s.event }),
+    el("td", { text: s.sentinel }),
+    el("td", { text: s.zone }),
+    el("td", { text: s.distance == null ? "–" : `${s.distance.toFixed(1)} m` })));
+  $("sightings").tBodies[0].replaceChildren(...rows);
+  $("sightings-empty").hidden = rows.length > 0;
+  renderMap(state.sightings);
+}
+
+/** Sentinel places on an equirectangular plot scaled to their bounding box: works offline, no tiles. */
+function renderMap(sightings) {
+  const svg = $("map"), W = 320, H = 200, pad = 28;
+  const places = new Map();
+  for (const s of sightings) {
+    const key = `${s.sentinel}|${s.latitude}|${s.longitude}`;
+    const place = places.get(key) || { name: s.sentinel, lat: s.latitude, lon: s.longitude, count: 0, last: s.time };
+    place.count += 1; places.set(key, place);
+  }
+  const list = [...places.values()];
+  const ns = "http://www.w3.org/2000/svg";
+  const make = (tag, attrs, text) => { const n = document.createElementNS(ns, tag); for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v); if (text != null) n.textContent = text; return n; };
+  const keep = svg.querySelector("title");
+  svg.replaceChildren(keep, make("rect", { class: "frame", x: 0.5, y: 0.5, width: W - 1, height: H - 1 }));
+  if (list.length === 0) {
+    svg.append(make("text", { x: W / 2, y: H / 2, "text-anchor": "middle", class: "label" }, "No sentinel places yet"));
+    $("map-caption").textContent = "";
+    return;
+  }
+  const lats = list.map((p) => p.lat), lons = list.map((p) => p.lon);
+  const midLat = (Math.min(...lats) + Math.max(...lats)) / 2;
+  const kx = Math.cos(midLat * Math.PI / 180) || 1;
+  let x0 = Math.min(...lons) * kx, x1 = Math.max(...lons) * kx, y0 = Math.min(...lats), y1 = Math.max(...lats);
+  const span = Math.max(x1 - x0, y1 - y0, 0.002);
+  const cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
+  const scale = Math.min((W - 2 * pad) / span, (H - 2 * pad) / span);
+  for (const p of list) {
+    const x = W / 2 + (p.lon * kx - cx) * scale, y = H / 2 - (p.lat - cy) * scale;
+    const r = Math.min(14, 5 + Math.sqrt(p.count) * 2);
+    const group = make("g", { class: "place" });
+    group.append(make("title", {}, `${p.name}: ${p.count} sighting${p.count === 1 ? "" : "s"} (${p.lat.toFixed(5)}, ${p.lon.toFixed(5)})`));
+    group.append(make("circle", { class: "dot", cx: x.toFixed(1), cy: y.toFixed(1), r: r.toFixed(1) }));
+    group.append(make("text", { class: "label", x: (x + r + 3).toFixed(1), y: (y + 3).toFixed(1), "text-anchor": x > W * 0.7 ? "end" : "start",
+      dx: x > W * 0.7 ? (-2 * r - 6).toFixed(1) : 0 }, `${p.name} (${p.count})`));
+    svg.append(group);
+  }
+  $("map-caption").textContent = `${list.length} sentinel place${list.length === 1 ? "" : "s"}, ${sightings.length} sighting${sightings.length === 1 ? "" : "s"}; north is up.`;
+}
+
+async function exportSightings(format) {
+  $("sightings-error").textContent = "";
+  try {
+    const response = await api("GET", `/v1/bikes/${encodeURIComponent(state.selected)}/sightings?format=${format}`, undefined, { raw: true });
+    const blob = await response.blob();
+    const bike = state.bikes.find((b) => b.id === state.selected);
+    const safe = (bike ? bike.name : "bike").replace(/[^A-Za-z0-9_-]+/g, "-");
+    const link = el("a", { href: URL.createObjectURL(blob), download: `${safe}-sightings.${format === "csv" ? "csv" : "geojson"}` });
+    document.body.append(link); link.click(); link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+  } catch (error) { $("sightings-error").textContent = error.message; }
+}
+
+// ---- live events: the server-sent-events stream, read with fetch so the token travels in a header ----
+
+function setLive(on, text) {
+  const badge = $("live");
+  badge.textContent = text; badge.classList.toggle("on", on);
+}
+
+async function followEvents() {
+  const controller = new AbortController();
+  state.events = controller;
+  let lastId = null;
+  while (!controller.signal.aborted && state.token) {
+    try {
+      const headers = { Authorization: "Bearer " + state.token, Accept: "text/event-stream" };
+      if (lastId) headers["Last-Event-ID"] = lastId;
+      const response = await fetch("/v1/events", { headers, signal: controller.signal });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      setLive(true, "live: connected");
+      const reader = response.body.getReader();
+      const decoder = new TextDecoder();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        let end;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, end); buffer = buffer.slice(end + 2);
+          let id = null, data = [];
+          for (const line of block.split("\n")) {
+            if (line.startsWith("id:")) id = line.slice(3).trim();
+            else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+          }
+          if (id) lastId = id;
+          if (data.length) onEvent(JSON.parse(data.join("\n")));
+        }
+      }
+    } catch (error) {
+      if (controller.signal.aborted) return;
+    }
+    setLive(false, "live: reconnecting");
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+  }
+}
+
+function onEvent(event) {
+  $("events-empty").hidden = true;
+  const text = `${event.bikeName} ${event.event} at ${event.sentinel} (${event.zone}${event.distance == null ? "" : `, ${event.distance.toFixed(1)} m`})`;
+  const item = el("li", { "data-event": event.sightingId }, el("time", { datetime: event.time, text: when(event.time) }), " — ", text);
+  $("events").prepend(item);
+  while ($("events").children.length > 50) $("events").lastElementChild.remove();
+  if (event.bikeId === state.selected) loadSightings(event.sightingId);
+}
+
+// ---- webhook ----
+
+function wireWebhook() {
+  $("webhook-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = event.currentTarget; clearErrors(form);
+    $("webhook-status").textContent = ""; $("webhook-secret").hidden = true;
+    try {
+      const url = form.url.value.trim();
+      if (!/^https?:\/\/\S+$/i.test(url)) throw new FieldError("Enter an http:// or https:// URL.", "url");
+      const saved = await api("PUT", "/v1/account/webhook", { url });
+      $("webhook-secret").textContent = `Signing secret (shown once; keep it to verify the BikeBeacon-Signature header): ${saved.secret}`;
+      $("webhook-secret").hidden = false;
+      $("webhook-status").textContent = `Webhook saved: ${saved.url}`;
+    } catch (error) { showError(form, "webhook", error); }
+  });
+  $("webhook-remove").addEventListener("click", async () => {
+    const form = $("webhook-form"); clearErrors(form);
+    try {
+      await api("DELETE", "/v1/account/webhook");
+      form.reset(); $("webhook-secret").hidden = true;
+      $("webhook-status").textContent = "Webhook removed.";
+    } catch (error) { showError(form, "webhook", error); }
+  });
+}
+
+// ---- start ----
+
+async function showApp() {
+  $("auth").hidden = true; $("app").hidden = false; $("who").hidden = false;
+  $("who-email").textContent = state.email;
+  await loadBikes();
+  if (!state.events) followEvents();
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  wireAuth(); wireBikeForm(); wireWebhook();
+  $("export-csv").addEventListener("click", () => exportSightings("csv"));
+  $("export-geojson").addEventListener("click", () => exportSightings("geojson"));
+  if (state.token) showApp(); else $("auth").hidden = false;
+});
