@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 import uuid
 
@@ -164,7 +165,23 @@ async def open_page(chromium, profile):
     return browser, DevTools(connection)
 
 
+def check_static_files(base, checks):
+    with urllib.request.urlopen(base + "/", timeout=5) as response:
+        headers = response.headers
+    checks.expect(headers.get("Content-Type", "").startswith("text/html"), "/ is served as HTML")
+    policy = headers.get("Content-Security-Policy", "")
+    checks.expect("default-src 'self'" in policy, f"the page may only load from and call its own origin ({policy!r})")
+    for path in ["/dashboard/missing.js", "/dashboard/..%2FPackage.swift", "/dashboard/%2e%2e"]:
+        try:
+            urllib.request.urlopen(base + path, timeout=5)
+            status = 200
+        except urllib.error.HTTPError as error:
+            status = error.code
+        checks.expect(status == 404, f"{path} is not found ({status})")
+
+
 async def scenario(page, base, server, database, downloads, artifacts, checks):
+    check_static_files(base, checks)
     await page.send("Page.enable")
     await page.send("Runtime.enable")
     await page.send("Browser.setDownloadBehavior", behavior="allow", downloadPath=downloads, eventsEnabled=True)
