@@ -46,13 +46,12 @@ class Checks:
 
 
 class DevTools:
-    """A minimal DevTools-protocol client for one page: commands, and events by name."""
+    """A minimal DevTools-protocol client for one page: commands and their replies."""
 
     def __init__(self, socket_):
         self.socket = socket_
         self.next_id = 0
         self.pending = {}
-        self.events = []
         self.reader = asyncio.create_task(self._read())
 
     async def _read(self):
@@ -60,8 +59,6 @@ class DevTools:
             message = json.loads(text)
             if "id" in message and message["id"] in self.pending:
                 self.pending.pop(message["id"]).set_result(message)
-            elif "method" in message:
-                self.events.append(message)
 
     async def send(self, method, **params):
         self.next_id += 1
@@ -96,9 +93,10 @@ class DevTools:
         await self.js(f"document.querySelector({json.dumps(selector)}).select && document.querySelector({json.dumps(selector)}).select()")
         await self.send("Input.insertText", text=text)
 
-    async def key(self, key, code=None, text=None):
-        params = {"key": key, "code": code or key, "windowsVirtualKeyCode": {"Enter": 13, "Tab": 9, " ": 32}.get(key, 0)}
-        await self.send("Input.dispatchKeyEvent", type="keyDown", text=text or ("\r" if key == "Enter" else ""), **params)
+    async def key(self, key):
+        """Presses and releases a key as the keyboard would (Enter submits forms and presses buttons)."""
+        params = {"key": key, "code": key, "windowsVirtualKeyCode": {"Enter": 13, "Tab": 9}.get(key, 0)}
+        await self.send("Input.dispatchKeyEvent", type="keyDown", text="\r" if key == "Enter" else "", **params)
         await self.send("Input.dispatchKeyEvent", type="keyUp", **params)
 
     async def viewport(self, width, height, mobile):
@@ -192,6 +190,8 @@ async def scenario(page, base, server, database, downloads, artifacts, checks):
     unlabelled = await page.js("""[...document.querySelectorAll('input:not([type=hidden]), select, textarea')]
         .filter(e => !(e.id && document.querySelector(`label[for="${e.id}"]`))).map(e => e.name)""")
     checks.expect(unlabelled == [], f"every form field has a label (unlabelled: {unlabelled})")
+    await page.key("Tab")
+    checks.expect(await page.js("document.activeElement.id") == "login-email", "Tab from the top of the page reaches the first field")
 
     email = f"ann-{uuid.uuid4().hex[:6]}@example.org"
     await page.type_into("#signup-email", email)

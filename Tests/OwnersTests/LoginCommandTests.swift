@@ -71,7 +71,7 @@ struct LocalServer {
             try await Task.sleep(for: .milliseconds(200))
         }
         process.kill()
-        throw TmuxError(message: "bikebeacon-server did not start; see \(directory)/server.log")
+        throw SpawnError(message: "bikebeacon-server did not start; see \(directory)/server.log")
     }
 
     func stop() { process.kill() }

@@ -101,7 +101,7 @@ struct SpawnedProcess {
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
         let status = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, environ)
-        guard status == 0 else { throw TmuxError(message: "cannot start \(arguments[0]): \(String(cString: strerror(status)))") }
+        guard status == 0 else { throw SpawnError(message: "cannot start \(arguments[0]): \(String(cString: strerror(status)))") }
         self.pid = pid
     }
 
@@ -120,7 +120,7 @@ struct SpawnedProcess {
     }
 }
 
-struct TmuxError: Error, CustomStringConvertible {
+struct SpawnError: Error, CustomStringConvertible {
     var message: String
     var description: String { message }
 }
