@@ -10,6 +10,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // Pure core: no I/O, time is an input.
@@ -22,6 +25,19 @@ let package = Package(
         .target(
             name: "Scanning",
             dependencies: ["Beacon", .product(name: "Logging", package: "swift-log")]
+        ),
+
+        // The daemon's durable edges: missing-list sync and cache, outbox, reporter.
+        .target(
+            name: "Sentinel",
+            dependencies: [
+                "Beacon", "Proximity", "Regions", "Registry",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
 
         // Benchmarks and the anchor methods they compare against.
@@ -39,6 +55,8 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport", "bikebeacon"]),
         .testTarget(name: "RegistryTests", dependencies: ["Registry", "Beacon", "Benchmarks"]),
+        .executableTarget(name: "outbox-writer", dependencies: ["Sentinel", "Beacon"], path: "Tests/OutboxWriter"),
+        .testTarget(name: "SentinelTests", dependencies: ["Sentinel", "Beacon", "Proximity", "Registry", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
