@@ -20,11 +20,14 @@ let package = Package(
         .target(name: "Proximity", dependencies: ["Beacon"]),
         .target(name: "Regions", dependencies: ["Beacon", "Proximity"]),
         .target(name: "Registry", dependencies: ["Beacon"]),
+        .target(name: "Tracking", dependencies: ["Beacon", "Proximity", "Regions", "Registry"]),
+        .target(name: "Analysis", dependencies: ["Beacon", "Proximity", "Regions"]),
 
         // Edges: radios and capture files in, advertisements out.
+        .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .target(
             name: "Scanning",
-            dependencies: ["Beacon", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Beacon", "CBlueZ", .product(name: "Logging", package: "swift-log")]
         ),
 
         // The daemon's durable edges: missing-list sync and cache, outbox, reporter.
@@ -41,12 +44,12 @@ let package = Package(
         ),
 
         // Benchmarks and the anchor methods they compare against.
-        .target(name: "Benchmarks", dependencies: ["Beacon", "Proximity", "Regions", "Registry"]),
+        .target(name: "Benchmarks", dependencies: ["Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning"]),
 
         .executableTarget(
             name: "bikebeacon",
             dependencies: [
-                "Beacon", "Proximity", "Regions", "Registry", "Scanning", "Benchmarks",
+                "Beacon", "Proximity", "Regions", "Registry", "Scanning", "Tracking", "Benchmarks", "Analysis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -54,7 +57,10 @@ let package = Package(
 
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport", "bikebeacon"]),
+        .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Beacon", "Proximity", "Regions", "Registry"]),
         .testTarget(name: "RegistryTests", dependencies: ["Registry", "Beacon", "Benchmarks"]),
+        .testTarget(name: "RegionsTests", dependencies: ["Regions", "Analysis", "Benchmarks", "TestSupport", "bikebeacon"]),
+        .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Beacon", "Benchmarks", "TestSupport", "bikebeacon"]),
         .executableTarget(name: "outbox-writer", dependencies: ["Sentinel", "Beacon"], path: "Tests/OutboxWriter"),
         .testTarget(name: "SentinelTests", dependencies: ["Sentinel", "Beacon", "Proximity", "Registry", "TestSupport"]),
     ],

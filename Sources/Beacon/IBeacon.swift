@@ -46,59 +46,86 @@ public enum IBeacon {
     /// Decodes the manufacturer-data value BlueZ hands out for company 0x004C (`02 15 UUID major minor power`).
     public static func decode(companyID: UInt16, payload: some Collection<UInt8>) throws(IBeaconError) -> IBeaconFrame {
         guard companyID == appleCompanyID else { throw .notApple(companyID: companyID) }
-        let bytes = ArraySlice(payload)
-        guard bytes.count >= 2 else { throw bytes.isEmpty ? .wrongLength(0) : .wrongLength(bytes.count) }
-        let s = bytes.startIndex
-        guard bytes[s] == 0x02, bytes[s + 1] == 0x15 else { throw .notIBeacon(type: bytes[s], length: bytes[s + 1]) }
-        guard bytes.count == payloadLength else { throw .wrongLength(bytes.count) }
-        let u = bytes[(s + 2)..<(s + 18)].map { $0 }
-        let uuid = UUID(uuid: (u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7],
-                               u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]))
-        let major = UInt16(bytes[s + 18]) << 8 | UInt16(bytes[s + 19])
-        let minor = UInt16(bytes[s + 20]) << 8 | UInt16(bytes[s + 21])
-        let power = Int(Int8(bitPattern: bytes[s + 22]))
-        return IBeaconFrame(
-            beacon: BeaconID(uuid: uuid, major: major, minor: minor),
-            measuredPower: plausibleMeasuredPower.contains(power) ? power : nil
-        )
+        return try withBytes(payload) { bytes throws(IBeaconError) in try decodePayload(bytes) }
     }
 
     /// Decodes manufacturer-specific data that starts with the little-endian company id (`4C 00 02 15 …`).
     public static func decode(manufacturerData: some Collection<UInt8>) throws(IBeaconError) -> IBeaconFrame {
-        let bytes = ArraySlice(manufacturerData)
-        guard !bytes.isEmpty else { throw .empty }
-        guard bytes.count >= 2 else { throw .wrongLength(bytes.count) }
-        let company = UInt16(bytes[bytes.startIndex]) | UInt16(bytes[bytes.startIndex + 1]) << 8
-        return try decode(companyID: company, payload: bytes.dropFirst(2))
+        try withBytes(manufacturerData) { bytes throws(IBeaconError) in try decodeManufacturerData(bytes) }
     }
 
     /// Decodes a full advertising-data buffer: the first manufacturer-specific AD structure that is an iBeacon wins.
     public static func decode(advertisingData: some Collection<UInt8>) throws(IBeaconError) -> IBeaconFrame {
-        guard !advertisingData.isEmpty else { throw .empty }
-        let structures: [ADStructure]
-        do {
-            structures = try AdvertisingData.parse(advertisingData)
-        } catch {
-            throw .malformedAdvertisingData(error)
-        }
-        var firstError: IBeaconError?
-        for structure in structures where structure.type == ADStructure.manufacturerSpecific {
-            do {
-                return try decode(manufacturerData: structure.data)
-            } catch {
-                firstError = firstError ?? error
-            }
-        }
-        throw firstError ?? .noManufacturerData
+        try withBytes(advertisingData) { bytes throws(IBeaconError) in try decodeAdvertisingData(bytes) }
     }
 
     /// Decodes either form, as a user would paste it: manufacturer data when it starts with Apple's id, else a full AD buffer.
     public static func decode(anyForm bytes: some Collection<UInt8>) throws(IBeaconError) -> IBeaconFrame {
-        let array = Array(bytes)
-        if array.count >= 2, array[0] == 0x4C, array[1] == 0x00 {
-            return try decode(manufacturerData: array)
+        try withBytes(bytes) { raw throws(IBeaconError) in
+            raw.count >= 2 && raw[0] == 0x4C && raw[1] == 0x00 ? try decodeManufacturerData(raw) : try decodeAdvertisingData(raw)
         }
-        return try decode(advertisingData: array)
+    }
+
+    // The cores below are non-generic and allocation-free: a scanner calls them for every
+    // advertisement, and generic code is not specialised across module boundaries.
+
+    private static func withBytes<C: Collection<UInt8>>(
+        _ collection: C, _ body: (UnsafeRawBufferPointer) throws(IBeaconError) -> IBeaconFrame
+    ) throws(IBeaconError) -> IBeaconFrame {
+        let result: Result<IBeaconFrame, IBeaconError>? = collection.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(IBeaconError) in try body(UnsafeRawBufferPointer(buffer)) }
+        }
+        if let result { return try result.get() }
+        return try Array(collection).withUnsafeBytes { raw in
+            Result { () throws(IBeaconError) in try body(raw) }
+        }.get()
+    }
+
+    private static func decodeAdvertisingData(_ bytes: UnsafeRawBufferPointer) throws(IBeaconError) -> IBeaconFrame {
+        guard !bytes.isEmpty else { throw .empty }
+        var firstError: IBeaconError?
+        var index = 0
+        while index < bytes.count {
+            let length = Int(bytes[index])
+            if length == 0 { break }
+            let available = bytes.count - index - 1
+            guard length <= available else {
+                throw .malformedAdvertisingData(.truncated(offset: index, declaredLength: length, available: available))
+            }
+            if bytes[index + 1] == ADStructure.manufacturerSpecific {
+                let data = UnsafeRawBufferPointer(rebasing: bytes[(index + 2)..<(index + 1 + length)])
+                do {
+                    return try decodeManufacturerData(data)
+                } catch {
+                    firstError = firstError ?? error
+                }
+            }
+            index += length + 1
+        }
+        throw firstError ?? .noManufacturerData
+    }
+
+    private static func decodeManufacturerData(_ bytes: UnsafeRawBufferPointer) throws(IBeaconError) -> IBeaconFrame {
+        guard !bytes.isEmpty else { throw .empty }
+        guard bytes.count >= 2 else { throw .wrongLength(bytes.count) }
+        let company = UInt16(bytes[0]) | UInt16(bytes[1]) << 8
+        guard company == appleCompanyID else { throw .notApple(companyID: company) }
+        return try decodePayload(UnsafeRawBufferPointer(rebasing: bytes[2...]))
+    }
+
+    private static func decodePayload(_ b: UnsafeRawBufferPointer) throws(IBeaconError) -> IBeaconFrame {
+        guard b.count >= 2 else { throw .wrongLength(b.count) }
+        guard b[0] == 0x02, b[1] == 0x15 else { throw .notIBeacon(type: b[0], length: b[1]) }
+        guard b.count == payloadLength else { throw .wrongLength(b.count) }
+        let uuid = UUID(uuid: (b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9],
+                               b[10], b[11], b[12], b[13], b[14], b[15], b[16], b[17]))
+        let major = UInt16(b[18]) << 8 | UInt16(b[19])
+        let minor = UInt16(b[20]) << 8 | UInt16(b[21])
+        let power = Int(Int8(bitPattern: b[22]))
+        return IBeaconFrame(
+            beacon: BeaconID(uuid: uuid, major: major, minor: minor),
+            measuredPower: plausibleMeasuredPower.contains(power) ? power : nil
+        )
     }
 
     /// Encodes a frame as advertising data (flags + manufacturer data), as a tag would send it.

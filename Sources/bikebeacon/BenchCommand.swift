@@ -6,6 +6,9 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Benchmarks. Figures are ratios against a baseline measured in the same run.",
         subcommands: [
             RegistryBenchCommand.self,
+            RegionsBenchCommand.self,
+            PipelineBenchCommand.self,
+            DecodeBenchCommand.self,
         ]
     )
 }

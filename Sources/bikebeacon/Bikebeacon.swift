@@ -7,6 +7,9 @@ struct Bikebeacon: AsyncParsableCommand {
         abstract: "Find lost and stolen bikes by their iBeacon tags.",
         subcommands: [
             DecodeCommand.self,
+            AnalyzeCommand.self,
+            ReplayCommand.self,
+            RecordCommand.self,
             BenchCommand.self,
         ]
     )

@@ -1,0 +1,88 @@
+/// How much evidence the region monitor wants before it says a beacon came or went.
+///
+/// The defaults favour "no false departures" (the top complaint about beacon apps) while
+/// keeping a real departure of a normally advertising tag under about 10–15 s.
+public struct RegionMonitorConfiguration: Sendable, Equatable {
+    /// Qualifying readings needed to enter. Default 2: one stray reading never enters.
+    public var enterReadings: Int
+    /// Those readings must fall within this many seconds. Default 5 s.
+    ///
+    /// For a beacon heard more slowly than that, the window widens to
+    /// `enterIntervalFactor` × its 95th-percentile interval once `intervalsToAdapt` intervals
+    /// are known, so a steady 0.1 Hz beacon still enters while a lone pair of readings far
+    /// apart does not.
+    public var enterWindow: Double
+    /// See `enterWindow`. Default 1.5.
+    public var enterIntervalFactor: Double
+    /// Intervals that must be observed before the enter window adapts. Default 3.
+    public var intervalsToAdapt: Int
+    /// Floor of the absence timeout, seconds. Default 10 s.
+    public var minimumAbsenceTimeout: Double
+    /// k in `timeout = max(minimum, k × p95 interval)`. Default 4.
+    ///
+    /// Why 4: with independent packet loss p, gaps between readings are geometric, the p95
+    /// interval is about ln 0.05 / ln p advertising periods, and the chance that a present
+    /// beacon stays silent for k × p95 is about 0.05^k per reading, whatever p is. k = 4 gives
+    /// ~6·10⁻⁶ per reading (one false exit per ~2 days at 1 Hz even before the 10 s floor);
+    /// k = 3 would give one per ~2 hours, k = 5 only buys more exit latency.
+    public var intervalMultiplier: Double
+    /// Ceiling of the absence timeout, seconds. Default 120 s. Gaps longer than
+    /// `maximumAbsenceTimeout / intervalMultiplier` are absences, not advertising intervals,
+    /// and are not learnt.
+    public var maximumAbsenceTimeout: Double
+    /// Advertising intervals kept per beacon for the 95th percentile. Default 32.
+    public var intervalHistory: Int
+    /// Signal hysteresis for regions with a required zone or distance: once inside, a reading
+    /// keeps the beacon inside up to this fraction beyond the limit (default 0.25: a `near`
+    /// region, limit 3 m, is only left by readings beyond 3.75 m, for a whole absence timeout).
+    public var exitMargin: Double
+    /// Period of the still-inside report, seconds. Default 60 s.
+    public var reportPeriod: Double
+    /// State of a beacon unheard this long is dropped, seconds. Default 300 s; never less
+    /// than `maximumAbsenceTimeout`, so a beacon always exits before it is forgotten.
+    public var forgetAfter: Double
+
+    public init(
+        enterReadings: Int = 2,
+        enterWindow: Double = 5,
+        enterIntervalFactor: Double = 1.5,
+        intervalsToAdapt: Int = 3,
+        minimumAbsenceTimeout: Double = 10,
+        intervalMultiplier: Double = 4,
+        maximumAbsenceTimeout: Double = 120,
+        intervalHistory: Int = 32,
+        exitMargin: Double = 0.25,
+        reportPeriod: Double = 60,
+        forgetAfter: Double = 300
+    ) {
+        self.enterReadings = enterReadings
+        self.enterWindow = enterWindow
+        self.enterIntervalFactor = enterIntervalFactor
+        self.intervalsToAdapt = intervalsToAdapt
+        self.minimumAbsenceTimeout = minimumAbsenceTimeout
+        self.intervalMultiplier = intervalMultiplier
+        self.maximumAbsenceTimeout = maximumAbsenceTimeout
+        self.intervalHistory = intervalHistory
+        self.exitMargin = exitMargin
+        self.reportPeriod = reportPeriod
+        self.forgetAfter = forgetAfter
+    }
+
+    /// The same settings pulled into a consistent range, so no combination can trap or
+    /// forget a beacon that is still inside.
+    var sanitized: RegionMonitorConfiguration {
+        var c = self
+        c.enterReadings = max(1, c.enterReadings)
+        c.enterWindow = max(0, c.enterWindow)
+        c.enterIntervalFactor = max(0, c.enterIntervalFactor)
+        c.intervalsToAdapt = max(1, c.intervalsToAdapt)
+        c.minimumAbsenceTimeout = max(0, c.minimumAbsenceTimeout)
+        c.intervalMultiplier = max(0, c.intervalMultiplier)
+        c.maximumAbsenceTimeout = max(c.minimumAbsenceTimeout, c.maximumAbsenceTimeout)
+        c.intervalHistory = max(1, c.intervalHistory)
+        c.exitMargin = max(0, c.exitMargin)
+        c.reportPeriod = c.reportPeriod > 0 ? c.reportPeriod : .infinity
+        c.forgetAfter = max(c.maximumAbsenceTimeout, c.forgetAfter)
+        return c
+    }
+}

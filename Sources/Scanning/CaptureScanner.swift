@@ -1,0 +1,81 @@
+import Beacon
+import Logging
+import Synchronization
+
+/// Replays a capture file (btsnoop, pcap or pcapng) as a `Scanner`.
+///
+/// Pull-based: each `next()` of the stream reads only as far as the next iBeacon report, so a
+/// slow consumer never makes the whole file pile up in memory. Damage ends the stream with the
+/// `CaptureError` that names the byte offset, after every valid report before it.
+public final class CaptureScanner: Scanner {
+    public let path: String
+    private let logger: Logger
+    private let totals = SharedCounts()
+
+    public init(path: String, logger: Logger = Logger(label: "bikebeacon.capture")) {
+        self.path = path
+        self.logger = logger
+    }
+
+    public func advertisements() -> AsyncThrowingStream<Advertisement, any Error> {
+        let session = CaptureSession(path: path, logger: logger, totals: totals)
+        return AsyncThrowingStream(unfolding: { () async throws -> Advertisement? in
+            if Task.isCancelled { return nil }
+            return try session.next()
+        })
+    }
+
+    public func counts() async -> ScanCounts { totals.current }
+}
+
+/// One pass over the file; the stream's unfolding closure drives it.
+private final class CaptureSession: Sendable {
+    struct State {
+        var reader: CaptureReader<FileBytes>?
+        var started = false
+        var decoder = AdvertisementDecoder()
+        var pending: [Advertisement] = []
+    }
+
+    private let path: String
+    private let logger: Logger
+    private let state = Mutex(State())
+    private let totals: SharedCounts
+
+    init(path: String, logger: Logger, totals: SharedCounts) {
+        self.path = path
+        self.logger = logger
+        self.totals = totals
+    }
+
+    /// The next iBeacon report, nil at the end of the capture.
+    func next() throws(CaptureError) -> Advertisement? {
+        try state.withLock { (s: inout State) throws(CaptureError) -> Advertisement? in
+            defer { totals.set(s.decoder.counts) }
+            do throws(CaptureError) {
+                if !s.started {
+                    s.started = true
+                    s.reader = try CaptureReader(FileBytes(path: path))
+                }
+                while s.pending.isEmpty {
+                    guard let packet = try s.reader?.next() else {
+                        if let skipped = s.reader?.skippedPackets, skipped > 0 {
+                            logger.info("\(path): skipped \(skipped) packets on links that are not Bluetooth HCI")
+                        }
+                        s.reader = nil
+                        return nil
+                    }
+                    let error = s.decoder.decode(h4: packet.h4, time: packet.time) { s.pending.append($0) }
+                    if let error {
+                        logger.warning("\(path): skipped a malformed HCI event in the record at byte offset \(packet.offset): \(error)")
+                    }
+                }
+                return s.pending.removeFirst()
+            } catch {
+                s.decoder.countError()
+                s.reader = nil
+                throw error
+            }
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import Beacon
+import Foundation
+import Logging
+import Synchronization
+
+/// One H4 packet as the controller delivered it, stamped when the socket handed it over.
+public struct HCIPacket: Sendable {
+    public var time: Double
+    public var h4: [UInt8]
+}
+
+/// Raw HCI scanning through libbluetooth (`--backend hci`): takes the controller directly,
+/// scans with duplicate filtering off at full duty cycle, and parses reports with the same
+/// `HCIEventParser` that replays captures.
+///
+/// The blocking socket lives on a dedicated thread. Cancelling the consuming task (or dropping
+/// the stream) tells the thread to stop; it then disables scanning and restores the socket
+/// filter. Await `waitUntilStopped()` before exiting so that cleanup has happened. (Blocking
+/// inside the stream's termination handler instead would deadlock: task cancellation runs it
+/// while holding the task's status lock, which the thread's final `finish()` needs.)
+public final class HCIScanner: Scanner {
+    public let adapter: String
+    public let active: Bool
+    private let logger: Logger
+    private let totals = SharedCounts()
+    private let sessions = Mutex<[ScanControl]>([])
+    private let open: @Sendable (String) throws(HCIError) -> any HCIController
+
+    public convenience init(adapter: String = "hci0", active: Bool = false, logger: Logger = Logger(label: "bikebeacon.hci")) {
+        self.init(adapter: adapter, active: active, logger: logger) { (name: String) throws(HCIError) -> any HCIController in
+            try HCIDevice(adapter: name)
+        }
+    }
+
+    /// `open` is the seam to the radio: libbluetooth in production, a scripted controller in tests.
+    init(adapter: String, active: Bool, logger: Logger, open: @escaping @Sendable (String) throws(HCIError) -> any HCIController) {
+        self.adapter = adapter
+        self.active = active
+        self.logger = logger
+        self.open = open
+    }
+
+    public func advertisements() -> AsyncThrowingStream<Advertisement, any Error> {
+        let totals = totals, logger = logger, adapter = adapter
+        return stream { continuation in
+            var decoder = AdvertisementDecoder()
+            return { packet, time in
+                if let error = decoder.decode(h4: packet, time: time, emit: { continuation.yield($0) }) {
+                    logger.warning("\(adapter): skipped a malformed HCI event: \(error)")
+                }
+                totals.set(decoder.counts)
+            }
+        }
+    }
+
+    /// Every LE Meta event as received, for `bikebeacon record`.
+    public func packets() -> AsyncThrowingStream<HCIPacket, any Error> {
+        stream { continuation in
+            { packet, time in continuation.yield(HCIPacket(time: time, h4: Array(packet))) }
+        }
+    }
+
+    public func counts() async -> ScanCounts { totals.current }
+
+    /// Returns once every scan this scanner started has disabled scanning and closed its socket.
+    public func waitUntilStopped() async {
+        for session in sessions.withLock({ $0 }) { await session.waitUntilFinished() }
+        sessions.withLock { $0.removeAll { $0.isFinished } }
+    }
+
+    private func stream<Element: Sendable>(
+        _ makeHandler: @escaping @Sendable (AsyncThrowingStream<Element, any Error>.Continuation) -> (ArraySlice<UInt8>, Double) -> Void
+    ) -> AsyncThrowingStream<Element, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<Element, any Error>.makeStream()
+        let control = ScanControl()
+        sessions.withLock { $0.append(control) }
+        let adapter = adapter, active = active, logger = logger, open = open
+        continuation.onTermination = { _ in control.requestStop() }
+        Thread.detachNewThread {
+            let handler = makeHandler(continuation)
+            do {
+                let device = try open(adapter)
+                try HCIScanLoop.run(device, adapter: adapter, active: active, logger: logger, control: control, onPacket: handler)
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+            control.markFinished()
+        }
+        return stream
+    }
+}
+
+/// Stop request from the consumer side, and the thread's "cleanup finished" notice.
+final class ScanControl: Sendable {
+    private struct State {
+        var finished = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let stopping = Atomic<Bool>(false)
+    private let state = Mutex(State())
+
+    func requestStop() { stopping.store(true, ordering: .releasing) }
+
+    var isStopping: Bool { stopping.load(ordering: .acquiring) }
+
+    var isFinished: Bool { state.withLock { $0.finished } }
+
+    /// Called by the thread after its cleanup.
+    func markFinished() {
+        let waiters = state.withLock { s in
+            s.finished = true
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func waitUntilFinished() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { s in
+                if !s.finished { s.waiters.append(waiter) }
+                return s.finished
+            }
+            if done { waiter.resume() }
+        }
+    }
+}
+
+/// The scan session on the dedicated thread: open, configure, read until stopped, clean up.
+enum HCIScanLoop {
+    static let pollMilliseconds: Int32 = 100
+
+    static func run(_ device: any HCIController, adapter: String, active: Bool, logger: Logger, control: ScanControl,
+                    onPacket: (ArraySlice<UInt8>, Double) -> Void) throws(HCIError) {
+        // A scan left enabled (by us or another tool) makes Set Scan Parameters fail with Command Disallowed.
+        try? device.setScanEnable(false)
+        try device.setScanParameters(active: active)
+        try device.filterLEMetaEvents()
+        try device.setScanEnable(true)
+        logger.info("\(adapter): raw HCI \(active ? "active" : "passive") scan started, duplicate filtering off")
+        defer {
+            do {
+                try device.setScanEnable(false)
+                logger.info("\(adapter): scanning disabled")
+            } catch {
+                logger.error("\(adapter): could not disable scanning (\(error)); the controller may keep scanning until `sudo hciconfig \(adapter) reset`")
+            }
+        }
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        while !control.isStopping {
+            guard let packet = try device.readPacket(timeoutMilliseconds: pollMilliseconds, into: &buffer) else { continue }
+            onPacket(packet, wallClock())
+        }
+    }
+
+    /// The moment the socket delivered a packet, as epoch seconds (the one clock read, at the edge).
+    static func wallClock() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}

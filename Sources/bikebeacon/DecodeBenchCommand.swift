@@ -1,0 +1,90 @@
+import ArgumentParser
+import Benchmarks
+import Foundation
+import Scanning
+
+struct DecodeBenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decode",
+        abstract: "Capture replay throughput (reports/s) against tshark on the same file."
+    )
+
+    @Option(help: "Real capture whose iBeacon events are repeated.")
+    var capture = "Tests/Fixtures/captures/govee-h5100.btsnoop"
+
+    @Option(help: "iBeacon reports in the generated capture.")
+    var reports = 1_000_000
+
+    @Option(help: "tshark executable; the comparison is skipped when it is not installed.")
+    var tshark = "/usr/bin/tshark"
+
+    func run() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bikebeacon-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("large.btsnoop").path
+
+        let built = try DecodeBench.buildCapture(from: capture, reports: reports, to: path)
+        print("bench decode: \(built.iBeacons) iBeacon reports in \(built.packets) LE advertising events, \(fmt(Double(built.bytes) / 1_048_576, 1)) MB btsnoop, built from \(capture)")
+
+        let sync = try DecodeBench.replay(path: path)
+        let stream = try await DecodeBench.replayStream(path: path)
+        var rows = [
+            row("reader+parser+decoder", sync.counts.iBeacons, sync.seconds, baseline: nil),
+            row("CaptureScanner stream (replay)", stream.counts.iBeacons, stream.seconds, baseline: nil),
+        ]
+        if FileManager.default.isExecutableFile(atPath: tshark) {
+            let clock = Stopwatch()
+            let found = try Self.tsharkIBeacons(tshark, path)
+            let seconds = clock.seconds
+            let tsharkRate = Double(found) / seconds
+            rows = [
+                row("reader+parser+decoder", sync.counts.iBeacons, sync.seconds, baseline: tsharkRate),
+                row("CaptureScanner stream (replay)", stream.counts.iBeacons, stream.seconds, baseline: tsharkRate),
+                row("tshark -T fields (baseline)", found, seconds, baseline: tsharkRate),
+            ]
+            let agree = found == sync.counts.iBeacons && found == stream.counts.iBeacons
+            print(Table.render(header: ["", "iBeacon reports", "seconds", "reports/s", "ratio vs tshark"], rows: rows))
+            print("iBeacon counts agree with tshark: \(agree ? "yes" : "NO")")
+        } else {
+            print(Table.render(header: ["", "iBeacon reports", "seconds", "reports/s", "ratio vs tshark"], rows: rows))
+            print("tshark not found at \(tshark): comparison skipped (install it with `scripts/setup --bench`)")
+        }
+    }
+
+    func row(_ name: String, _ count: Int, _ seconds: Double, baseline: Double?) -> [String] {
+        let rate = Double(count) / seconds
+        return [name, String(count), fmt(seconds, 2), fmt(rate, 0), baseline.map { fmt(rate / $0, 1) } ?? "n/a"]
+    }
+
+    /// Runs tshark the way SOURCE.txt counted the fixtures and counts iBeacon entries (data 0215…).
+    static func tsharkIBeacons(_ tshark: String, _ path: String) throws -> Int {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tshark)
+        process.arguments = ["-r", path, "-T", "fields", "-e", "btcommon.eir_ad.entry.data"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var count = 0
+        var carry: [UInt8] = []
+        while true {
+            let chunk = output.fileHandleForReading.readData(ofLength: 1 << 20)
+            if chunk.isEmpty { break }
+            carry += chunk
+            var start = 0
+            for (index, byte) in carry.enumerated() where byte == UInt8(ascii: "\n") {
+                count += countEntries(carry[start..<index])
+                start = index + 1
+            }
+            carry.removeFirst(start)
+        }
+        count += countEntries(carry[...])
+        process.waitUntilExit()
+        return count
+    }
+
+    static func countEntries(_ line: ArraySlice<UInt8>) -> Int {
+        line.split(separator: UInt8(ascii: ",")).filter { $0.starts(with: Array("0215".utf8)) }.count
+    }
+}

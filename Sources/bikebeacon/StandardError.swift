@@ -1,0 +1,17 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+
+/// Operator-facing output that must not mix with report lines on stdout.
+enum StandardError {
+    static func line(_ text: String) {
+        let bytes = Array((text + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+
+    /// A logger writing to stderr without bootstrapping the global logging system.
+    static func logger(_ label: String) -> Logger {
+        Logger(label: label, factory: { StreamLogHandler.standardError(label: $0) })
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `bikebeacon analyze` as a user runs it, on a real trace (philotuxo straight_03, sensor42:
+/// the beacon starts 1.2 m from the sensor and walks away to 17 m).
+struct AnalyzeCommandTests {
+    static let trace = Paths.fixture("philotuxo/straight_03-sensor42.time-rssi.csv")
+
+    @Test func printsOneRowPerReadingWithZoneAndPresence() throws {
+        let result = try run("bikebeacon", ["analyze", Self.trace.path, "--measured-power", "-59"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.lines
+        #expect(lines.first == "time,rssi,filtered_rssi,distance_m,zone,present")
+        let input = try String(contentsOf: Self.trace, encoding: .utf8).split(separator: "\n").dropFirst()
+        let rows = lines.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        try #require(rows.count == input.count)
+        for (row, line) in zip(rows, input) {
+            try #require(row.count == 6)
+            #expect(row[0] + "," + row[1] == line, "input echoed in order")
+            #expect(Double(row[2]) != nil && (Double(row[3]) ?? -1) > 0)
+            #expect(["immediate", "near", "far", "unknown"].contains(row[4]))
+            #expect(["0", "1"].contains(row[5]))
+        }
+        // Heard ~2 times a second throughout: present from the second reading to the end.
+        #expect(rows.map { $0[5] } == ["0"] + Array(repeating: "1", count: rows.count - 1))
+        // Starts within 1.5 m of the sensor (near within the first 10 s), ends 17 m away (far).
+        #expect(rows.prefix(20).contains { $0[4] == "near" || $0[4] == "immediate" })
+        #expect(rows.suffix(5).allSatisfy { $0[4] == "far" })
+    }
+
+    @Test func pathLossExponentChangesTheDistance() throws {
+        let two = try run("bikebeacon", ["analyze", Self.trace.path, "--measured-power", "-59"])
+        let three = try run("bikebeacon", ["analyze", Self.trace.path, "--measured-power", "-59", "--path-loss-exponent", "3"])
+        let distance = { (r: RunResult) in r.lines.dropFirst().last.flatMap { Double($0.split(separator: ",")[3]) } }
+        let d2 = try #require(distance(two)), d3 = try #require(distance(three))
+        #expect(d3 < d2, "a higher exponent makes the same loss a shorter distance")
+    }
+
+    static let malformed: [(content: String, message: String)] = [
+        ("", "empty"),
+        ("0,-60\n", "line 1: expected the header `time,rssi`"),
+        ("time,rssi\n0,-60\n1,minus sixty\n", "line 3: rssi `minus sixty` is not a finite number"),
+        ("time,rssi\n5,-60\n4,-60\n", "line 3: time 4.0 is earlier than the previous row's 5.0"),
+    ]
+
+    @Test(arguments: malformed.indices)
+    func refusesMalformedInputNamingTheLine(_ index: Int) throws {
+        let (content, message) = Self.malformed[index]
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("bikebeacon-analyze-\(index)-\(UUID().uuidString).csv")
+        try Data(content.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try run("bikebeacon", ["analyze", file.path, "--measured-power", "-59"])
+        #expect(result.status != 0)
+        #expect(result.stdout.isEmpty, "nothing printed for a refused file")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+
+    @Test func refusesAMissingFileAndBadOptions() throws {
+        let missing = try run("bikebeacon", ["analyze", "/nonexistent/trace.csv", "--measured-power", "-59"])
+        #expect(missing.status != 0 && missing.stderr.contains("cannot read /nonexistent/trace.csv"))
+        let power = try run("bikebeacon", ["analyze", Self.trace.path, "--measured-power", "12"])
+        #expect(power.status != 0 && power.stderr.contains("--measured-power"))
+        let exponent = try run("bikebeacon", ["analyze", Self.trace.path, "--measured-power", "-59", "--path-loss-exponent", "0"])
+        #expect(exponent.status != 0 && exponent.stderr.contains("--path-loss-exponent"))
+    }
+}

@@ -1,0 +1,197 @@
+import Beacon
+import Foundation
+import Proximity
+import Regions
+import Testing
+
+/// The monitor's rules with plain values: estimates are written by hand, time is a number.
+struct RegionMonitorTests {
+    static let uuid = UUID(uuidString: "B5B182C7-EAB1-4988-AA99-B5C1517008D9")!
+    static let bike = BeaconID(uuid: uuid, major: 1, minor: 25626)
+
+    static func at(_ time: Double, distance: Double = 1) -> ProximityEstimate {
+        ProximityEstimate(time: time, filteredRSSI: -59, distance: distance, distanceUncertainty: nil, zone: Zone(distance: distance))
+    }
+
+    /// Feeds readings of `beacon` at `times`, ticking before each; returns all events.
+    static func feed(_ monitor: inout RegionMonitor, _ beacon: BeaconID = bike, times: some Sequence<Double>, distance: Double = 1) -> [RegionEvent] {
+        var events: [RegionEvent] = []
+        for t in times {
+            events += monitor.tick(at: t)
+            events += monitor.observe(beacon, at(t, distance: distance))
+        }
+        return events
+    }
+
+    static func ticks(_ monitor: inout RegionMonitor, from: Double, through: Double, step: Double = 0.5) -> [RegionEvent] {
+        stride(from: from, through: through, by: step).flatMap { monitor.tick(at: $0) }
+    }
+
+    let region = Region(name: "garage", beacon: bike)
+
+    @Test func entersOnSecondReadingWithinFiveSeconds() {
+        var monitor = RegionMonitor(regions: [region])
+        #expect(monitor.observe(Self.bike, Self.at(100)).isEmpty)
+        #expect(!monitor.isInside(region, beacon: Self.bike))
+        #expect(monitor.observe(Self.bike, Self.at(104.5)) == [.entered(region: region, beacon: Self.bike, time: 104.5)])
+        #expect(monitor.isInside(region, beacon: Self.bike))
+    }
+
+    @Test func strayReadingsDoNotEnter() {
+        var monitor = RegionMonitor(regions: [region])
+        // One reading, then another 6 s later, then one 40 s later: never two within 5 s.
+        let events = Self.feed(&monitor, times: [0, 6, 46]) + Self.ticks(&monitor, from: 46, through: 100)
+        #expect(events.isEmpty)
+        #expect(!monitor.isInside(region, beacon: Self.bike))
+    }
+
+    @Test func exitsAfterTheAbsenceTimeoutAndNotBefore() throws {
+        var monitor = RegionMonitor(regions: [region])
+        _ = Self.feed(&monitor, times: stride(from: 0.0, through: 20, by: 1))
+        #expect(monitor.absenceTimeout(for: Self.bike) == 10)
+        #expect(Self.ticks(&monitor, from: 20, through: 30).isEmpty)
+        #expect(monitor.isInside(region, beacon: Self.bike))
+        #expect(monitor.tick(at: 30.5) == [.exited(region: region, beacon: Self.bike, time: 30.5, lastSeen: 20)])
+        #expect(!monitor.isInside(region, beacon: Self.bike))
+    }
+
+    @Test func absenceTimeoutGrowsForASlowBeacon() throws {
+        var monitor = RegionMonitor(regions: [region])
+        // 0.1 Hz: no two readings within 5 s, so it enters once its rhythm is known (3 intervals).
+        let early = Self.feed(&monitor, times: [0, 10, 20])
+        #expect(early.isEmpty)
+        #expect(Self.feed(&monitor, times: [30]) == [.entered(region: region, beacon: Self.bike, time: 30)])
+        _ = Self.feed(&monitor, times: stride(from: 40.0, through: 100, by: 10))
+        // k = 4 times its 10 s interval, not the 10 s floor that would drop it between readings.
+        #expect(monitor.absenceTimeout(for: Self.bike) == 40)
+        #expect(Self.ticks(&monitor, from: 100, through: 140).isEmpty)
+        #expect(monitor.tick(at: 140.5) == [.exited(region: region, beacon: Self.bike, time: 140.5, lastSeen: 100)])
+    }
+
+    @Test func requiredZoneHasHysteresisOnSignalAndTime() {
+        let garage = Region(name: "garage", beacon: Self.bike, requiredZone: .near)
+        var monitor = RegionMonitor(regions: [garage])
+        // Heard at 3.4 m (far, but inside the 3.75 m exit margin): not close enough to enter.
+        #expect(Self.feed(&monitor, times: stride(from: 0.0, through: 10, by: 1), distance: 3.4).isEmpty)
+        // At 2.5 m it enters.
+        #expect(Self.feed(&monitor, times: [11, 12], distance: 2.5) == [.entered(region: garage, beacon: Self.bike, time: 12)])
+        // Drifts to 3.4 m (beyond near, within the exit margin) for a minute: stays inside.
+        let drift = Self.feed(&monitor, times: stride(from: 13.0, through: 71, by: 1), distance: 3.4)
+        #expect(drift.isEmpty)
+        #expect(monitor.isInside(garage, beacon: Self.bike))
+        // Parked on the 3 m boundary for ten minutes, readings either side of it: stays inside.
+        var flapping: [RegionEvent] = []
+        for (i, t) in stride(from: 72.0, through: 613, by: 1).enumerated() {
+            flapping += monitor.tick(at: t)
+            flapping += monitor.observe(Self.bike, Self.at(t, distance: i % 2 == 0 ? 2.8 : 3.6))
+        }
+        #expect(flapping.allSatisfy { if case .stillInside = $0 { true } else { false } })
+        // Single readings clearly outside, each followed by one inside, do not exit either.
+        var outliers: [RegionEvent] = []
+        for (i, t) in stride(from: 614.0, through: 700, by: 1).enumerated() {
+            outliers += monitor.tick(at: t)
+            outliers += monitor.observe(Self.bike, Self.at(t, distance: i % 2 == 0 ? 2 : 8))
+        }
+        #expect(!outliers.contains { if case .exited = $0 { true } else { false } })
+        // Clearly outside (5 m) for good: still heard, but exits once the timeout has passed.
+        let leaving = Self.feed(&monitor, times: stride(from: 701.0, through: 710, by: 1), distance: 5)
+        #expect(leaving.isEmpty)
+        #expect(monitor.isInside(garage, beacon: Self.bike))
+        let gone = Self.feed(&monitor, times: stride(from: 711.0, through: 720, by: 1), distance: 5)
+        #expect(gone == [.exited(region: garage, beacon: Self.bike, time: 711, lastSeen: 700)])
+    }
+
+    @Test func distanceLimitEntersWithinItAndLeavesBeyondTheMargin() {
+        let doorway = Region(name: "doorway", beacon: Self.bike, maximumDistance: 2)
+        var monitor = RegionMonitor(regions: [doorway])
+        let unknown = ProximityEstimate(time: 0, filteredRSSI: nil, distance: nil, distanceUncertainty: nil, zone: .unknown)
+        #expect(monitor.observe(Self.bike, unknown).isEmpty)
+        #expect(Self.feed(&monitor, times: [1, 2], distance: 2.2).isEmpty, "near, but beyond 2 m")
+        #expect(Self.feed(&monitor, times: [3, 4], distance: 1.9) == [.entered(region: doorway, beacon: Self.bike, time: 4)])
+        // 2.4 m is within the 25 % margin (2.5 m): stays.
+        #expect(Self.feed(&monitor, times: stride(from: 5.0, through: 50, by: 1), distance: 2.4).isEmpty)
+        // 2.6 m is beyond it: leaves after the 10 s timeout.
+        let leaving = Self.feed(&monitor, times: stride(from: 51.0, through: 62, by: 1), distance: 2.6)
+        #expect(leaving == [.exited(region: doorway, beacon: Self.bike, time: 61, lastSeen: 50)])
+    }
+
+    @Test func uuidAndMajorRegionsTrackEachBeaconIndependently() {
+        let fleet = Region(name: "fleet", uuid: Self.uuid)
+        let depot = Region(name: "depot 1", uuid: Self.uuid, major: 1)
+        let a = BeaconID(uuid: Self.uuid, major: 1, minor: 1)
+        let b = BeaconID(uuid: Self.uuid, major: 1, minor: 2)
+        let c = BeaconID(uuid: Self.uuid, major: 2, minor: 1)
+        let stranger = BeaconID(uuid: UUID(uuidString: "426C7565-4368-6172-6D42-6561636F6E73")!, major: 1, minor: 1)
+        var monitor = RegionMonitor(regions: [fleet, depot])
+        var events: [RegionEvent] = []
+        for t in [0.0, 1] {
+            for beacon in [a, b, c, stranger] { events += monitor.observe(beacon, Self.at(t)) }
+        }
+        let entered = Set(events.compactMap { e -> String? in
+            if case let .entered(region, beacon, _) = e { "\(region.name) \(beacon.minor)/\(beacon.major)" } else { nil }
+        })
+        #expect(entered == ["fleet 1/1", "fleet 2/1", "fleet 1/2", "depot 1 1/1", "depot 1 2/1"])
+        #expect(monitor.trackedBeaconCount == 3, "a beacon in no region is not tracked")
+        // b goes quiet; a and c keep advertising: only b leaves, from both its regions.
+        var later: [RegionEvent] = []
+        for t in stride(from: 2.0, through: 20, by: 1) {
+            later += monitor.tick(at: t)
+            later += monitor.observe(a, Self.at(t))
+            later += monitor.observe(c, Self.at(t))
+        }
+        #expect(Set(later.map { "\($0.region.name) \($0.beacon.minor)" }) == ["fleet 2", "depot 1 2"])
+        #expect(later.allSatisfy { if case .exited(_, b, 12, 1) = $0 { true } else { false } })
+        #expect(monitor.isInside(fleet, beacon: a) && monitor.isInside(depot, beacon: a) && monitor.isInside(fleet, beacon: c))
+        #expect(!monitor.isInside(depot, beacon: c))
+    }
+
+    @Test func forgetsBeaconsUnheardForTheForgetPeriod() {
+        let street = Region(name: "street", uuid: Self.uuid)
+        var monitor = RegionMonitor(regions: [street])
+        // A busy street: 20 new bikes pass every minute for an hour, each heard for 20 s.
+        var peak = 0
+        var entered = 0, exited = 0
+        for minute in 0..<60 {
+            for second in 0..<60 {
+                let t = Double(minute * 60 + second)
+                for event in monitor.tick(at: t) {
+                    if case .exited = event { exited += 1 }
+                }
+                for i in 0..<20 where second < 20 {
+                    let beacon = BeaconID(uuid: Self.uuid, major: UInt16(minute), minor: UInt16(i))
+                    for event in monitor.observe(beacon, Self.at(t)) {
+                        if case .entered = event { entered += 1 }
+                    }
+                }
+                peak = max(peak, monitor.trackedBeaconCount)
+            }
+        }
+        // Forget period 300 s: at most the last ~6 minutes of passers-by are held.
+        #expect(peak <= 20 * 7)
+        #expect(entered == 20 * 60)
+        _ = monitor.tick(at: 3600 + 301)
+        #expect(monitor.trackedBeaconCount == 0)
+        #expect(exited == entered, "every bike exits before it is forgotten")
+    }
+
+    @Test func reportsStillInsideAtTheConfiguredPeriod() {
+        var monitor = RegionMonitor(regions: [region], configuration: RegionMonitorConfiguration(reportPeriod: 30))
+        var reports: [Double] = []
+        for t in stride(from: 0.0, through: 100, by: 1) {
+            for case let .stillInside(_, _, time, lastSeen) in monitor.tick(at: t) + monitor.observe(Self.bike, Self.at(t)) {
+                #expect(lastSeen == time || lastSeen == time - 1)
+                reports.append(time)
+            }
+        }
+        #expect(reports == [31, 61, 91])
+    }
+
+    @Test func ignoresReadingsFromThePastAndNonFiniteTimes() {
+        var monitor = RegionMonitor(regions: [region])
+        _ = Self.feed(&monitor, times: [10, 11])
+        #expect(monitor.observe(Self.bike, Self.at(5)).isEmpty)
+        #expect(monitor.observe(Self.bike, Self.at(.nan)).isEmpty)
+        #expect(monitor.observe(Self.bike, Self.at(.infinity)).isEmpty)
+        #expect(monitor.tick(at: 21.5) == [.exited(region: region, beacon: Self.bike, time: 21.5, lastSeen: 11)])
+    }
+}
