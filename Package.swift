@@ -34,7 +34,7 @@ let package = Package(
         .target(
             name: "Sentinel",
             dependencies: [
-                "Beacon", "Proximity", "Regions", "Registry",
+                "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "RegionsTests", dependencies: ["Regions", "Analysis", "Benchmarks", "TestSupport", "bikebeacon"]),
         .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Beacon", "Benchmarks", "TestSupport", "bikebeacon"]),
         .executableTarget(name: "outbox-writer", dependencies: ["Sentinel", "Beacon"], path: "Tests/OutboxWriter"),
-        .testTarget(name: "SentinelTests", dependencies: ["Sentinel", "Beacon", "Proximity", "Registry", "TestSupport"]),
+        .testTarget(name: "SentinelTests", dependencies: ["Sentinel", "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

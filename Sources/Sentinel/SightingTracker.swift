@@ -5,8 +5,9 @@ import Foundation
 #endif
 import Beacon
 import Proximity
+import Regions
 
-/// Turns readings and presence events of missing bikes into sightings: `arrived` on entry,
+/// Turns readings and region events of missing bikes into sightings: `arrived` on entry,
 /// `present` at most every `presentInterval` while inside, `departed` on exit.
 ///
 /// Pure value: times are inputs, and so are the sighting ids (`makeID`), and whether the bike
@@ -87,6 +88,17 @@ public struct SightingTracker: Sendable {
         var sinceReport: Best?
         /// Best of the previous stretch, reported again if nothing new was heard.
         var previous: Best
+
+        /// The best since the last report; its zone falls back to the last known one when no
+        /// estimate came since (raw readings carry no zone).
+        var bestForReport: Best {
+            guard var best = sinceReport else { return previous }
+            if best.zone == .unknown {
+                best.zone = previous.zone
+                best.distance = previous.distance
+            }
+            return best
+        }
     }
 
     public let configuration: Configuration
@@ -100,7 +112,7 @@ public struct SightingTracker: Sendable {
     /// Beacons with an open visit.
     public var visiting: Set<BeaconID> { Set(visits.keys) }
 
-    /// Takes one reading of a missing bike's beacon (before its presence events for that time).
+    /// Takes one reading of a missing bike's beacon (before its region events for that time).
     public mutating func observe(_ beacon: BeaconID, _ reading: Reading) {
         if var visit = visits[beacon] {
             visit.lastSeen = max(visit.lastSeen, reading.time)
@@ -115,7 +127,7 @@ public struct SightingTracker: Sendable {
     }
 
     /// The sighting this event calls for, if any.
-    public mutating func handle(_ event: PresenceEvent, isMissing: Bool, makeID: () -> UUID) -> Sighting? {
+    public mutating func handle(_ event: RegionEvent, isMissing: Bool, makeID: () -> UUID) -> Sighting? {
         let beacon = event.beacon
         guard isMissing else {
             visits[beacon] = nil
@@ -123,28 +135,28 @@ public struct SightingTracker: Sendable {
             return nil
         }
         switch event {
-        case let .entered(_, time):
+        case let .entered(_, _, time):
             guard visits[beacon] == nil, let stretch = pending.removeValue(forKey: beacon), let best = stretch.best else { return nil }
             visits[beacon] = Visit(firstSeen: stretch.firstSeen, lastSeen: stretch.lastSeen, lastReport: time, sinceReport: nil, previous: best)
             return sighting(makeID(), beacon, .arrived, time: time, firstSeen: stretch.firstSeen, lastSeen: stretch.lastSeen, best)
 
-        case let .stillInside(_, time, lastSeen):
+        case let .stillInside(_, _, time, lastSeen):
             guard var visit = visits[beacon] else { return nil }
             visit.lastSeen = max(visit.lastSeen, lastSeen)
             guard time - visit.lastReport >= configuration.presentInterval else {
                 visits[beacon] = visit
                 return nil
             }
-            let best = visit.sinceReport ?? visit.previous
+            let best = visit.bestForReport
             visit.lastReport = time
             visit.previous = best
             visit.sinceReport = nil
             visits[beacon] = visit
             return sighting(makeID(), beacon, .present, time: time, firstSeen: visit.firstSeen, lastSeen: visit.lastSeen, best)
 
-        case let .exited(_, time, lastSeen):
+        case let .exited(_, _, time, lastSeen):
             guard let visit = visits.removeValue(forKey: beacon) else { return nil }
-            let best = visit.sinceReport ?? visit.previous
+            let best = visit.bestForReport
             let left = max(visit.firstSeen, lastSeen)
             return sighting(makeID(), beacon, .departed, time: time, firstSeen: visit.firstSeen, lastSeen: left, best)
         }
