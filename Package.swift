@@ -25,9 +25,10 @@ let package = Package(
 
         // Edges: radios and capture files in, advertisements out.
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .target(
             name: "Scanning",
-            dependencies: ["Beacon", "CBlueZ", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Beacon", "CBlueZ", "CDBus", .product(name: "Logging", package: "swift-log")]
         ),
 
         // The daemon's durable edges: missing-list sync and cache, outbox, reporter.
@@ -61,6 +62,10 @@ let package = Package(
         .testTarget(name: "RegistryTests", dependencies: ["Registry", "Beacon", "Benchmarks"]),
         .testTarget(name: "RegionsTests", dependencies: ["Regions", "Analysis", "Benchmarks", "TestSupport", "bikebeacon"]),
         .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Beacon", "Benchmarks", "TestSupport", "bikebeacon"]),
+        .testTarget(
+            name: "DBusScannerTests",
+            dependencies: ["Beacon", "Scanning", "TestSupport", "bikebeacon", .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(name: "outbox-writer", dependencies: ["Sentinel", "Beacon"], path: "Tests/OutboxWriter"),
         .testTarget(name: "SentinelTests", dependencies: ["Sentinel", "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "TestSupport"]),
     ],

@@ -10,6 +10,7 @@ struct Bikebeacon: AsyncParsableCommand {
             AnalyzeCommand.self,
             ReplayCommand.self,
             RecordCommand.self,
+            ScanCommand.self,
             BenchCommand.self,
         ]
     )

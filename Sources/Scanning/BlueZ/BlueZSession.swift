@@ -1,0 +1,411 @@
+import Beacon
+import Foundation
+import Logging
+
+/// One scanning run, confined to its own thread: owns the bus connection, follows bluetoothd and
+/// the adapter through their comings and goings, and feeds iBeacon reports into the stream.
+///
+/// Everything here blocks (libdbus), which is why it never runs on Swift's cooperative pool. The
+/// loop wakes at least every `pollMilliseconds` to notice a stop request and run the timers.
+final class BlueZSession {
+    /// Why the session is not scanning; the operator is told once per situation.
+    private enum Wait: Equatable {
+        case starting
+        case noBus
+        case bluezMissing
+        case bluezGone
+        case adapterMissing(requested: String?, available: [String])
+        case adapterOff(String)
+        case adapterRemoved(String)
+        case refused(String)
+    }
+
+    private enum Phase: Equatable {
+        case waiting(Wait)
+        case scanning(Adapter)
+    }
+
+    private static let pollMilliseconds: Int32 = 100
+    private static let stopTimeoutMilliseconds: Int32 = 1000
+
+    private let configuration: DBusScannerConfiguration
+    private let logger: Logger
+    private let clock: @Sendable () -> Double
+    private let shared: ScanShared
+    private let runID: Int
+    private let continuation: AsyncThrowingStream<Advertisement, any Error>.Continuation
+    private let monotonic = ContinuousClock()
+    private let started: ContinuousClock.Instant
+
+    private var connection: BusConnection?
+    private var bluezOwner: String?
+    private var phase = Phase.waiting(.starting)
+    private var nextAttempt: ContinuousClock.Instant?
+    private var lastActivity: ContinuousClock.Instant
+    private var devices = DeviceTable()
+    private var removals = RemovalPolicy()
+
+    init(
+        configuration: DBusScannerConfiguration, logger: Logger, clock: @escaping @Sendable () -> Double,
+        shared: ScanShared, runID: Int, continuation: AsyncThrowingStream<Advertisement, any Error>.Continuation
+    ) {
+        self.configuration = configuration
+        self.logger = logger
+        self.clock = clock
+        self.shared = shared
+        self.runID = runID
+        self.continuation = continuation
+        started = monotonic.now
+        lastActivity = started
+    }
+
+    /// Runs until the stream's consumer goes away or a fatal error (thrown to the consumer, who
+    /// reports it); then stops discovery.
+    func run() {
+        defer { shared.end(runID) }
+        var failure: DBusScannerError?
+        do {
+            try connect()
+            nextAttempt = monotonic.now
+            while !shared.isStopRequested(runID) {
+                try step()
+            }
+        } catch {
+            failure = error
+        }
+        stopDiscovery()
+        connection = nil
+        if let failure {
+            continuation.finish(throwing: failure)
+        } else {
+            continuation.finish()
+        }
+    }
+
+    // MARK: - The loop
+
+    private func step() throws(DBusScannerError) {
+        guard connection != nil else {
+            if isDue(nextAttempt) { reconnect() }
+            if connection == nil { Thread.sleep(forTimeInterval: Double(Self.pollMilliseconds) / 1000) }
+            return
+        }
+        while let message = connection?.popMessage() {
+            try handle(message)
+        }
+        guard let connection, connection.isConnected else {
+            lostBus()
+            return
+        }
+        switch phase {
+        case .waiting:
+            if isDue(nextAttempt) { try setUp() }
+        case let .scanning(adapter):
+            if monotonic.now - lastActivity >= configuration.watchdogInterval { try restartDiscovery(on: adapter) }
+        }
+        if !connection.readWrite(timeoutMilliseconds: Self.pollMilliseconds) { lostBus() }
+    }
+
+    private func connect() throws(DBusScannerError) {
+        do {
+            let connection = try BusConnection.open(address: configuration.busAddress)
+            for rule in BlueZ.matchRules { try connection.addMatch(rule) }
+            self.connection = connection
+        } catch {
+            throw .cannotConnect(error)
+        }
+    }
+
+    private func reconnect() {
+        do {
+            try connect()
+            logger.info("reconnected to the system D-Bus: looking for bluetoothd again")
+            phase = .waiting(.starting)
+            nextAttempt = monotonic.now
+        } catch {
+            nextAttempt = monotonic.now + configuration.retryInterval
+        }
+    }
+
+    private func lostBus() {
+        guard connection != nil else { return }
+        connection = nil
+        bluezOwner = nil
+        devices.removeAll()
+        wait(.noBus)
+    }
+
+    // MARK: - Finding the adapter and scanning
+
+    /// Looks for bluetoothd and the adapter; starts discovery when both are there.
+    private func setUp() throws(DBusScannerError) {
+        guard let connection else { return }
+        nextAttempt = monotonic.now + configuration.retryInterval
+        var candidate = configuration.adapter
+        do {
+            let owner = try connection.call(
+                BlueZ.bus, BlueZ.busPath, BlueZ.bus, "GetNameOwner", [.string(BlueZ.service)], timeoutMilliseconds: callTimeout
+            )
+            bluezOwner = try argument(owner, 0, "GetNameOwner").string()
+            let reply = try connection.call(
+                BlueZ.service, "/", BlueZ.objectManager, "GetManagedObjects", timeoutMilliseconds: callTimeout
+            )
+            let objects = try ManagedObjects(reply: argument(reply, 0, "GetManagedObjects"))
+            switch AdapterChoice(requested: configuration.adapter, adapters: objects.adapters) {
+            case let .missing(available):
+                wait(.adapterMissing(requested: configuration.adapter, available: available))
+            case let .poweredOff(adapter):
+                wait(.adapterOff(adapter.name))
+            case let .use(adapter):
+                candidate = adapter.name
+                try startDiscovery(on: adapter)
+                phase = .scanning(adapter)
+                lastActivity = monotonic.now
+                devices.removeAll()
+                removals.forgetAll()
+                logger.info("scanning for iBeacons on \(adapter.name) through BlueZ (LE, every advertisement)")
+                for device in objects.devices(under: adapter.path) {
+                    handleDevice(device.path, device.properties, invalidated: [])
+                }
+            }
+        } catch {
+            try recover(from: error, adapter: candidate)
+        }
+    }
+
+    private func startDiscovery(on adapter: Adapter) throws(BusError) {
+        guard let connection else { throw .disconnected }
+        _ = try connection.call(
+            BlueZ.service, adapter.path, BlueZ.adapterInterface, "SetDiscoveryFilter", [BlueZ.discoveryFilter],
+            timeoutMilliseconds: callTimeout
+        )
+        do {
+            _ = try connection.call(
+                BlueZ.service, adapter.path, BlueZ.adapterInterface, "StartDiscovery", timeoutMilliseconds: callTimeout
+            )
+        } catch where error.name == BlueZ.inProgress {
+            logger.debug("discovery on \(adapter.name) was already in progress: using it")
+        }
+    }
+
+    /// The watchdog: BlueZ scans stall silently on many setups (theengs/gateway 99, bleak 887).
+    private func restartDiscovery(on adapter: Adapter) throws(DBusScannerError) {
+        logger.warning(
+            "no advertisements on \(adapter.name) for \(configuration.watchdogInterval): restarting discovery (BlueZ scans can stall silently)"
+        )
+        lastActivity = monotonic.now
+        do {
+            _ = try? connection?.call(
+                BlueZ.service, adapter.path, BlueZ.adapterInterface, "StopDiscovery", timeoutMilliseconds: callTimeout
+            )
+            try startDiscovery(on: adapter)
+        } catch {
+            try recover(from: error, adapter: adapter.name)
+        }
+    }
+
+    /// Stops our discovery session when leaving (best effort: BlueZ also ends it when we disconnect).
+    private func stopDiscovery() {
+        guard case let .scanning(adapter) = phase, let connection else { return }
+        do {
+            _ = try connection.call(
+                BlueZ.service, adapter.path, BlueZ.adapterInterface, "StopDiscovery",
+                timeoutMilliseconds: Self.stopTimeoutMilliseconds
+            )
+            logger.info("stopped discovery on \(adapter.name)")
+        } catch {
+            logger.debug("StopDiscovery on \(adapter.name) failed: \(error)")
+        }
+    }
+
+    /// Sorts a failed BlueZ call into "wait and retry" or fatal.
+    private func recover(from error: BusError, adapter: String?) throws(DBusScannerError) {
+        switch error.name {
+        case BusError.nameHasNoOwner, BusError.serviceUnknown:
+            wait(.bluezMissing)
+        case BusError.accessDenied:
+            throw .accessDenied(error)
+        case BlueZ.notReady:
+            wait(.adapterOff(adapter ?? "(default)"))
+        default:
+            if case .disconnected = error { return lostBus() }
+            wait(.refused(error.description))
+        }
+    }
+
+    /// Enters a waiting state, telling the operator once per situation.
+    private func wait(_ reason: Wait) {
+        devices.removeAll()
+        if case let .waiting(current) = phase, Self.isSameSituation(current, reason) { return }
+        phase = .waiting(reason)
+        nextAttempt = monotonic.now + configuration.retryInterval
+        let retry = "\(configuration.retryInterval)"
+        switch reason {
+        case .starting:
+            break
+        case .noBus:
+            logger.warning("lost the connection to the system D-Bus: reconnecting every \(retry) (is dbus running? systemctl status dbus)")
+        case .bluezMissing:
+            logger.warning("bluetoothd is not running (nobody owns org.bluez on the system bus): start it with systemctl start bluetooth; waiting for it")
+        case .bluezGone:
+            logger.warning("bluetoothd left the system bus (stopped or crashed): scanning paused until it returns; check systemctl status bluetooth")
+        case let .adapterMissing(requested?, available):
+            let others = available.isEmpty ? "no adapters at all" : "available: " + available.joined(separator: ", ")
+            logger.warning("Bluetooth adapter \(requested) not found (\(others)): waiting for it; check bluetoothctl list or pass another --adapter")
+        case .adapterMissing(nil, _):
+            logger.warning("no Bluetooth adapter found: plug one in or check rfkill list and bluetoothctl list; waiting for one")
+        case let .adapterOff(name):
+            logger.warning("Bluetooth adapter \(name) is powered off: power it on with bluetoothctl power on (check rfkill list); waiting")
+        case let .adapterRemoved(name):
+            logger.warning("Bluetooth adapter \(name) was removed: scanning paused until it returns; check the USB dongle or rfkill list")
+        case let .refused(detail):
+            logger.warning("BlueZ did not start scanning (\(detail)): retrying every \(retry)")
+        }
+    }
+
+    /// A retry finding the same trouble under its generic name is not news.
+    private static func isSameSituation(_ current: Wait, _ new: Wait) -> Bool {
+        switch (current, new) {
+        case (.bluezGone, .bluezMissing), (.adapterRemoved, .adapterMissing): true
+        default: current == new
+        }
+    }
+
+    // MARK: - Signals
+
+    private func handle(_ message: BusMessage) throws(DBusScannerError) {
+        guard message.isSignal else { return }
+        if message.isSignal(interface: BlueZ.local, member: "Disconnected") { return lostBus() }
+        do {
+            if message.isSignal(interface: BlueZ.bus, member: "NameOwnerChanged") {
+                return try nameOwnerChanged(message.arguments())
+            }
+            guard let sender = message.sender, sender == bluezOwner else { return }
+            if message.isSignal(interface: BlueZ.objectManager, member: "InterfacesAdded") {
+                try interfacesAdded(message.arguments())
+            } else if message.isSignal(interface: BlueZ.objectManager, member: "InterfacesRemoved") {
+                try interfacesRemoved(message.arguments())
+            } else if message.isSignal(interface: BlueZ.properties, member: "PropertiesChanged"), let path = message.path {
+                try propertiesChanged(path: path, message.arguments())
+            }
+        } catch {
+            logger.debug("skipping a \(message.member ?? "?") signal from \(message.path ?? "?"): \(error)")
+        }
+    }
+
+    private func nameOwnerChanged(_ arguments: [BusValue]) throws(BusError) {
+        guard try argument(arguments, 0, "NameOwnerChanged").string() == BlueZ.service else { return }
+        let newOwner = try argument(arguments, 2, "NameOwnerChanged").string()
+        if newOwner.isEmpty {
+            bluezOwner = nil
+            removals.forgetAll()
+            wait(.bluezGone)
+            return
+        }
+        bluezOwner = newOwner
+        logger.info("bluetoothd is on the system bus: looking for the adapter")
+        phase = .waiting(.starting)
+        nextAttempt = monotonic.now
+    }
+
+    private func interfacesAdded(_ arguments: [BusValue]) throws(BusError) {
+        let path = try argument(arguments, 0, "InterfacesAdded").objectPath()
+        let interfaces = try ManagedObjects.interfaces(argument(arguments, 1, "InterfacesAdded"))
+        switch phase {
+        case .waiting:
+            if interfaces[BlueZ.adapterInterface] != nil { nextAttempt = monotonic.now }
+        case let .scanning(adapter):
+            if let properties = interfaces[BlueZ.deviceInterface], path.hasPrefix(adapter.path + "/") {
+                handleDevice(path, properties, invalidated: [])
+            }
+        }
+    }
+
+    private func interfacesRemoved(_ arguments: [BusValue]) throws(BusError) {
+        let path = try argument(arguments, 0, "InterfacesRemoved").objectPath()
+        let interfaces = try argument(arguments, 1, "InterfacesRemoved").array("as").map { value throws(BusError) in try value.string() }
+        if interfaces.contains(BlueZ.deviceInterface) {
+            devices.remove(path)
+            removals.forget(path)
+        }
+        if case let .scanning(adapter) = phase, path == adapter.path, interfaces.contains(BlueZ.adapterInterface) {
+            wait(.adapterRemoved(adapter.name))
+        }
+    }
+
+    private func propertiesChanged(path: String, _ arguments: [BusValue]) throws(BusError) {
+        let interface = try argument(arguments, 0, "PropertiesChanged").string()
+        let changed = try argument(arguments, 1, "PropertiesChanged").propertyMap()
+        let invalidated = try argument(arguments, 2, "PropertiesChanged").array("as").map { value throws(BusError) in try value.string() }
+        switch (interface, phase) {
+        case let (BlueZ.adapterInterface, .scanning(adapter)) where path == adapter.path:
+            if (try? changed["Powered"]?.boolean()) == false { wait(.adapterOff(adapter.name)) }
+        case (BlueZ.adapterInterface, .waiting):
+            if (try? changed["Powered"]?.boolean()) == true { nextAttempt = monotonic.now }
+        case let (BlueZ.deviceInterface, .scanning(adapter)) where path.hasPrefix(adapter.path + "/"):
+            handleDevice(path, changed, invalidated: invalidated)
+        default:
+            break
+        }
+    }
+
+    // MARK: - Devices
+
+    private func handleDevice(_ path: String, _ properties: [String: BusValue], invalidated: [String]) {
+        devices.invalidate(invalidated, path: path)
+        let update = DeviceUpdate(properties: properties)
+        let report = devices.apply(update, path: path, time: clock())
+        switch report {
+        case .none:
+            if !update.problems.isEmpty {
+                logger.debug("skipping unreadable properties of \(path): \(update.problems.joined(separator: "; "))")
+            }
+        case let .iBeacon(advertisement):
+            shared.update { $0.reports += 1; $0.iBeacons += 1 }
+            lastActivity = monotonic.now
+            continuation.yield(advertisement)
+        case let .other(reason):
+            shared.update { $0.reports += 1; $0.otherAdvertisements += 1 }
+            lastActivity = monotonic.now
+            forget(path, reason: reason)
+        case let .malformed(problems):
+            shared.update { $0.reports += 1; $0.errors += 1 }
+            lastActivity = monotonic.now
+            logger.debug("skipping an advertisement from \(path): \(problems.joined(separator: "; "))")
+        }
+    }
+
+    /// Asks BlueZ to drop a device that is not an iBeacon, so its cache stays small.
+    private func forget(_ path: String, reason: String) {
+        guard configuration.removesIgnoredDevices, case let .scanning(adapter) = phase, let connection,
+              removals.allow(path, now: seconds(started.duration(to: monotonic.now)))
+        else { return }
+        logger.debug("asking BlueZ to forget \(path) (not an iBeacon: \(reason))")
+        do {
+            try connection.send(BlueZ.service, adapter.path, BlueZ.adapterInterface, "RemoveDevice", [.objectPath(path)])
+        } catch {
+            logger.debug("RemoveDevice \(path) not sent: \(error)")
+        }
+    }
+
+    // MARK: - Helpers
+
+    private var callTimeout: Int32 { milliseconds(configuration.callTimeout) }
+
+    private func isDue(_ instant: ContinuousClock.Instant?) -> Bool {
+        instant.map { monotonic.now >= $0 } ?? false
+    }
+
+    private func argument(_ arguments: [BusValue], _ index: Int, _ member: String) throws(BusError) -> BusValue {
+        guard arguments.indices.contains(index) else { throw .missingArgument(index: index, member: member) }
+        return arguments[index]
+    }
+}
+
+private func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+private func milliseconds(_ duration: Duration) -> Int32 {
+    Int32(clamping: duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+}
