@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
     ],
     targets: [
         // Pure core: no I/O, time is an input.
@@ -41,6 +42,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
 
@@ -50,7 +52,7 @@ let package = Package(
         .executableTarget(
             name: "bikebeacon",
             dependencies: [
-                "Beacon", "Proximity", "Regions", "Registry", "Scanning", "Tracking", "Benchmarks", "Analysis",
+                "Beacon", "Proximity", "Regions", "Registry", "Scanning", "Tracking", "Benchmarks", "Analysis", "Sentinel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
 import Foundation
 import Registry
@@ -23,20 +21,8 @@ public struct MissingListSnapshot: Codable, Equatable, Sendable {
     }
 }
 
-public enum MissingListCacheError: Error, CustomStringConvertible, Sendable {
-    case cannotWrite(path: String, step: String, errno: Int32)
-
-    public var description: String {
-        switch self {
-        case let .cannotWrite(path, step, code):
-            "cannot save the missing list to \(path) (\(step): \(String(cString: strerror(code)))); check free space and permissions of the state directory"
-        }
-    }
-}
-
-/// The missing list on disk, replaced atomically: write a temporary file, fsync it, rename it
-/// over the old one, fsync the directory. A crash at any point leaves the old list or the new
-/// one, never a torn file.
+/// The missing list on disk, replaced atomically (`AtomicFile`): a crash leaves the old list
+/// or the new one, never a torn file.
 public struct MissingListCache: Sendable {
     public enum Loaded: Equatable, Sendable {
         case absent
@@ -73,39 +59,7 @@ public struct MissingListCache: Sendable {
     }
 
     public func save(_ snapshot: MissingListSnapshot) throws {
-        let data = try JSONEncoder().encode(snapshot)
-        let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw MissingListCacheError.cannotWrite(path: temporary, step: "open", errno: errno) }
-        var failure: MissingListCacheError?
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count, let base = buffer.baseAddress {
-                let written = write(fd, base + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = .cannotWrite(path: temporary, step: "write", errno: errno)
-                    return
-                }
-                offset += written
-            }
-        }
-        if failure == nil, fsync(fd) != 0 { failure = .cannotWrite(path: temporary, step: "fsync", errno: errno) }
-        close(fd)
-        if let failure {
-            unlink(temporary)
-            throw failure
-        }
-        guard rename(temporary, path) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw MissingListCacheError.cannotWrite(path: path, step: "rename", errno: code)
-        }
-        let directory = (path as NSString).deletingLastPathComponent
-        let dirfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard dirfd >= 0 else { throw MissingListCacheError.cannotWrite(path: directory, step: "open directory", errno: errno) }
-        defer { close(dirfd) }
-        guard fsync(dirfd) == 0 else { throw MissingListCacheError.cannotWrite(path: directory, step: "fsync directory", errno: errno) }
+        try AtomicFile.write(try JSONEncoder().encode(snapshot), to: path)
     }
 
     /// `20261121T221344Z`: sortable, and free of characters file systems dislike.

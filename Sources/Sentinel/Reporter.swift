@@ -105,6 +105,8 @@ public actor Reporter {
     }
 
     private func fail(sent: Int, reason: String) -> Pass {
+        // Shutting down is not the server's fault.
+        if Task.isCancelled { return .failed(sent: sent, reason: "cancelled") }
         consecutiveFailures += 1
         let metadata: Logger.Metadata = ["error": "\(reason)", "consecutiveFailures": "\(consecutiveFailures)"]
         if consecutiveFailures == 1 {

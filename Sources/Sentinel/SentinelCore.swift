@@ -28,6 +28,11 @@ public struct SentinelCore: Sendable {
     /// Beacons with per-beacon state now (for the flat-memory check and metrics).
     public var trackedBeaconCount: Int { tracker.trackedBeaconCount }
 
+    /// How far past the last reading a final tick must go for every beacon to have left.
+    public var flushHorizon: Double {
+        tracker.configuration.regions.maximumAbsenceTimeout + tracker.configuration.regions.reportPeriod + 1
+    }
+
     /// Takes a new missing list. Bikes taken off it get no more reports from this moment.
     public mutating func updateRegistry(_ registry: MissingRegistry, now: Double) {
         tracker.updateRegistry(registry)

@@ -12,7 +12,7 @@ public struct ServerConnection: Sendable {
     public var client: HTTPClient
     public var timeout: TimeAmount
 
-    public init(baseURL: String, token: String, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(30)) {
+    public init(baseURL: String, token: String, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(10)) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.token = token
         self.client = client

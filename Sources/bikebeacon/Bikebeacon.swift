@@ -11,6 +11,8 @@ struct Bikebeacon: AsyncParsableCommand {
             ReplayCommand.self,
             RecordCommand.self,
             ScanCommand.self,
+            SentinelCommand.self,
+            StatusCommand.self,
             BenchCommand.self,
         ]
     )

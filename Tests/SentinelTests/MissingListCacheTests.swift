@@ -47,6 +47,6 @@ import Testing
     @Test func aFailedSaveIsATypedErrorAndLeavesTheOldList() throws {
         let dir = try TestValues.temporaryDirectory()
         let cache = MissingListCache(path: dir.appendingPathComponent("no-such-dir/missing.json").path)
-        #expect(throws: MissingListCacheError.self) { try cache.save(snapshot) }
+        #expect(throws: AtomicFileError.self) { try cache.save(snapshot) }
     }
 }

@@ -1,0 +1,235 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Beacon
+import Foundation
+import Logging
+import Registry
+import Scanning
+import Tracking
+
+/// The daemon's imperative shell: Scanner → SentinelCore → Outbox → Reporter, with the
+/// missing list kept current beside it. Runs until the task is cancelled (SIGTERM), or, for a
+/// replay, until the capture is done and the outbox drained (or `drainTimeout` passed).
+public enum SentinelRunner {
+    public enum Source: Sendable {
+        /// Live radio: ticks come from the wall clock.
+        case live(any Scanning.Scanner)
+        /// A capture: time is the capture's; departures are flushed at its end.
+        case replay(any Scanning.Scanner)
+        /// No scanning: deliver what the outbox holds, then stop.
+        case flush
+    }
+
+    public struct Summary: Equatable, Sendable {
+        public var sightingsCreated: Int
+        public var delivered: Int
+        public var stillQueued: Int
+    }
+
+    enum Input: Sendable {
+        case advertisement(Advertisement)
+        case tick(Double)
+        case end((any Error)?)
+    }
+
+    static func now() -> Double { Date().timeIntervalSince1970 }
+
+    public static func run(configuration: SentinelConfiguration, source: Source, drainTimeout: Double = 60,
+                           logger: Logger = Logger(label: "bikebeacon.sentinel")) async throws -> Summary {
+        // A webhook peer or alarm command that closes early must not kill the daemon.
+        signal(SIGPIPE, SIG_IGN)
+        let state = configuration.stateDirectory
+        do {
+            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        } catch {
+            throw ConfigurationError.invalid("cannot create the state directory \(state): \(error.localizedDescription)")
+        }
+        let server = ServerConnection(baseURL: configuration.serverURL, token: configuration.token,
+                                      timeout: .milliseconds(Int64(configuration.requestTimeout * 1000)))
+        let outbox = try await Outbox.open(path: state + "/outbox.sqlite", maxRows: configuration.outboxMaxRows,
+                                           logger: logger.labelled("bikebeacon.outbox"))
+        let reporter = Reporter(outbox: outbox, transport: HTTPSightingTransport(server: server),
+                                configuration: .init(batchSize: configuration.batchSize), logger: logger.labelled("bikebeacon.reporter"))
+        let sync = MissingListSync(source: HTTPMissingListSource(server: server),
+                                   cache: MissingListCache(path: state + "/missing-list.json"), logger: logger.labelled("bikebeacon.missing-list"))
+        let stats = Stats(startedAt: now())
+        let summary: Summary
+        do {
+            summary = try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await reporter.run(sleep: { try await Task.sleep(for: .seconds($0)) }) }
+                group.addTask {
+                    while !Task.isCancelled {
+                        await writeStatus(state: state, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger)
+                        try await Task.sleep(for: .seconds(5))
+                    }
+                }
+                let created: Int
+                switch source {
+                case .flush:
+                    created = 0
+                case let .live(scanner), let .replay(scanner):
+                    await sync.start(now: now())
+                    group.addTask {
+                        await sync.run(interval: configuration.listRefreshInterval, clock: now, sleep: { try await Task.sleep(for: .seconds($0)) })
+                    }
+                    var isReplay = false
+                    if case .replay = source { isReplay = true }
+                    created = try await scan(scanner, replay: isReplay, configuration: configuration, outbox: outbox, sync: sync,
+                                             stats: stats, group: &group, logger: logger)
+                }
+                if case .live = source {} else {
+                    try await waitUntilDrained(outbox, timeout: drainTimeout)
+                }
+                group.cancelAll()
+                let queued = try await outbox.count()
+                if queued > 0 {
+                    logger.notice("sightings stay queued in the outbox and will be delivered by the next run",
+                                  metadata: ["queued": "\(queued)", "outbox": "\(state)/outbox.sqlite"])
+                }
+                return Summary(sightingsCreated: created, delivered: await reporter.delivered, stillQueued: queued)
+            }
+        } catch {
+            await writeStatus(state: state, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger)
+            try? await outbox.close()
+            throw error
+        }
+        await writeStatus(state: state, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger)
+        try await outbox.close()
+        return summary
+    }
+
+    /// Feeds advertisements (and, live, clock ticks) through the core; returns sightings created.
+    private static func scan(_ scanner: any Scanning.Scanner, replay: Bool, configuration: SentinelConfiguration, outbox: Outbox,
+                             sync: MissingListSync, stats: Stats, group: inout ThrowingTaskGroup<Void, any Error>,
+                             logger: Logger) async throws -> Int {
+        var core = SentinelCore(ownBikes: configuration.ownBikes, registry: await sync.registry,
+                                sighting: .init(presentInterval: configuration.presentInterval))
+        let alarm = Alarm(webhook: configuration.alarmWebhook, command: configuration.alarmCommand, logger: logger.labelled("bikebeacon.alarm"))
+        let (inputs, feed) = AsyncStream<Input>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
+        group.addTask {
+            do {
+                for try await advertisement in scanner.advertisements() { feed.yield(.advertisement(advertisement)) }
+                feed.yield(.end(nil))
+            } catch {
+                feed.yield(.end(error))
+            }
+        }
+        if !replay {
+            group.addTask {
+                while !Task.isCancelled {
+                    try await Task.sleep(for: .seconds(1))
+                    feed.yield(.tick(now()))
+                }
+            }
+        }
+        var created = 0
+        var lastTick = -Double.infinity
+        var lastTime = 0.0
+        var lastListCheck = now()
+        func deliver(_ out: SentinelCore.Output) async throws {
+            for sighting in out.sightings {
+                try await outbox.append(sighting)
+                created += 1
+                logger.info("sighting", metadata: ["event": "\(sighting.event.rawValue)", "beacon": "\(sighting.beacon)",
+                                                   "zone": "\(sighting.zone.rawValue)", "rssi": "\(sighting.rssi)", "id": "\(sighting.id)"])
+            }
+            for raised in out.alarms {
+                await stats.alarm()
+                Task { await alarm.raise(raised) }
+            }
+            if !out.sightings.isEmpty { await stats.created(out.sightings.count) }
+        }
+        loop: for await input in inputs {
+            switch input {
+            case let .advertisement(advertisement):
+                await stats.advertisement(matched: core.registry.contains(advertisement.beacon))
+                lastTime = max(lastTime, advertisement.time)
+                try await deliver(core.observe(advertisement, makeID: { UUID() }))
+                if replay, advertisement.time - lastTick >= 1 {
+                    lastTick = advertisement.time
+                    try await deliver(core.tick(at: advertisement.time, makeID: { UUID() }))
+                }
+            case let .tick(time):
+                lastTime = time
+                try await deliver(core.tick(at: time, makeID: { UUID() }))
+            case let .end(error):
+                if let error { throw error }
+                break loop
+            }
+            if now() - lastListCheck >= 1 {
+                lastListCheck = now()
+                let registry = await sync.registry
+                if registry.version != core.registry.version { core.updateRegistry(registry, now: lastTime) }
+            }
+        }
+        if replay {
+            // The capture is over: every bike still inside has left by now.
+            let end = lastTime + core.flushHorizon
+            try await deliver(core.tick(at: end, makeID: { UUID() }))
+        }
+        await stats.scanner(await scanner.counts())
+        return created
+    }
+
+    private static func waitUntilDrained(_ outbox: Outbox, timeout: Double) async throws {
+        let deadline = now() + timeout
+        while try await outbox.count() > 0, now() < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    private static func writeStatus(state: String, stats: Stats, outbox: Outbox, reporter: Reporter, sync: MissingListSync, logger: Logger) async {
+        let time = now()
+        let registry = await sync.registry
+        let snapshot = await stats.snapshot
+        let status = SentinelStatus(
+            pid: getpid(), startedAt: RFC3339.format(snapshot.startedAt), updatedAt: RFC3339.format(time),
+            advertisements: snapshot.advertisements, iBeacons: snapshot.iBeacons ?? snapshot.advertisements, matches: snapshot.matches,
+            sightingsCreated: snapshot.created, sightingsDelivered: await reporter.delivered, sightingsRejected: await reporter.rejected,
+            outboxDepth: (try? await outbox.count()) ?? -1, missingListVersion: registry.version, missingListBikes: registry.count,
+            missingListAgeSeconds: await sync.age(now: time), reporterFailures: await reporter.consecutiveFailures, alarms: snapshot.alarms)
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try AtomicFile.write(try encoder.encode(status), to: state + "/" + SentinelStatus.fileName)
+            try AtomicFile.write(Data(status.prometheus.utf8), to: state + "/" + SentinelStatus.metricsFileName)
+        } catch {
+            logger.warning("cannot write the status file", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+/// Counters shared between the scan loop and the status writer.
+actor Stats {
+    struct Snapshot: Sendable {
+        var startedAt: Double
+        var advertisements = 0
+        var iBeacons: Int?
+        var matches = 0
+        var created = 0
+        var alarms = 0
+    }
+
+    private(set) var snapshot: Snapshot
+
+    init(startedAt: Double) { snapshot = Snapshot(startedAt: startedAt) }
+
+    func advertisement(matched: Bool) {
+        snapshot.advertisements += 1
+        if matched { snapshot.matches += 1 }
+    }
+
+    func created(_ count: Int) { snapshot.created += count }
+    func alarm() { snapshot.alarms += 1 }
+    func scanner(_ counts: ScanCounts) { snapshot.iBeacons = counts.iBeacons }
+}
+
+extension Logger {
+    /// The same handler and level under another label.
+    func labelled(_ label: String) -> Logger {
+        var copy = self
+        copy[metadataKey: "component"] = "\(label)"
+        return copy
+    }
+}
