@@ -124,6 +124,7 @@ public enum SentinelRunner {
             }
         }
         var created = 0
+        var alarms: [Task<Void, Never>] = []
         var lastTick = -Double.infinity
         var lastTime = 0.0
         var lastListCheck = now()
@@ -136,7 +137,9 @@ public enum SentinelRunner {
             }
             for raised in out.alarms {
                 await stats.alarm()
-                Task { await alarm.raise(raised) }
+                alarms.append(Task { await alarm.raise(raised) })
+                // Alarms are rare; holding a few handles keeps the list bounded for a daemon.
+                if alarms.count > 16 { await alarms.removeFirst().value }
             }
             if !out.sightings.isEmpty { await stats.created(out.sightings.count) }
         }
@@ -169,6 +172,8 @@ public enum SentinelRunner {
             try await deliver(core.tick(at: end, makeID: { UUID() }))
         }
         await stats.scanner(await scanner.counts())
+        // An alarm in flight finishes even when the scan has ended.
+        for task in alarms { await task.value }
         return created
     }
 
