@@ -69,7 +69,15 @@ let package = Package(
             dependencies: ["Beacon", "Scanning", "TestSupport", "bikebeacon", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(name: "outbox-writer", dependencies: ["Sentinel", "Beacon"], path: "Tests/OutboxWriter"),
-        .testTarget(name: "SentinelTests", dependencies: ["Sentinel", "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "TestSupport"]),
+        .testTarget(
+            name: "SentinelTests",
+            dependencies: [
+                "Sentinel", "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -71,6 +71,11 @@ public actor MissingListSync {
             registry.replace(version: version, bikes: bikes)
             etag = newTag
             outcome = .replaced(version: version, count: registry.count)
+        case let .delta(delta, newTag) where delta.since == registry.version && delta.version == registry.version
+            && delta.added.isEmpty && delta.removed.isEmpty:
+            // A server may answer a `since` poll with an empty delta rather than 304.
+            etag = newTag ?? etag
+            outcome = .unchanged
         case let .delta(delta, newTag):
             do {
                 try registry.apply(delta)

@@ -16,6 +16,8 @@ public struct SentinelCore: Sendable {
     private var tracker: BeaconTracker
     private var sightings: SightingTracker
     private let ownBikes: [String: OwnBike]
+    private var replayTick = -Double.infinity
+    private var replayEnd = -Double.infinity
 
     public init(ownBikes: [OwnBike] = [], registry: MissingRegistry = MissingRegistry(),
                 tracking: TrackerConfiguration = .init(), sighting: SightingTracker.Configuration = .init()) {
@@ -52,6 +54,26 @@ public struct SentinelCore: Sendable {
     public mutating func tick(at time: Double, makeID: () -> UUID) -> Output {
         sightings.prune(now: time, isMissing: tracker.registry.contains)
         return output(tracker.tick(at: time), makeID: makeID)
+    }
+
+    /// For captures, where time is the capture's: observes, then ticks at most once a second of
+    /// capture time. The same for the daemon and for anyone predicting what it reports.
+    public mutating func replay(_ advertisement: Advertisement, makeID: () -> UUID) -> Output {
+        var out = observe(advertisement, makeID: makeID)
+        replayEnd = max(replayEnd, advertisement.time)
+        if advertisement.time - replayTick >= 1 {
+            replayTick = advertisement.time
+            let ticked = tick(at: advertisement.time, makeID: makeID)
+            out.sightings += ticked.sightings
+            out.alarms += ticked.alarms
+        }
+        return out
+    }
+
+    /// The capture is over: every bike still inside has left by now.
+    public mutating func finishReplay(makeID: () -> UUID) -> Output {
+        guard replayEnd.isFinite else { return Output() }
+        return tick(at: replayEnd + flushHorizon, makeID: makeID)
     }
 
     private mutating func output(_ events: [TrackerEvent], makeID: () -> UUID) -> Output {

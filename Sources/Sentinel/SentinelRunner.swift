@@ -125,7 +125,6 @@ public enum SentinelRunner {
         }
         var created = 0
         var alarms: [Task<Void, Never>] = []
-        var lastTick = -Double.infinity
         var lastTime = 0.0
         var lastListCheck = now()
         func deliver(_ out: SentinelCore.Output) async throws {
@@ -148,11 +147,7 @@ public enum SentinelRunner {
             case let .advertisement(advertisement):
                 await stats.advertisement(matched: core.registry.contains(advertisement.beacon))
                 lastTime = max(lastTime, advertisement.time)
-                try await deliver(core.observe(advertisement, makeID: { UUID() }))
-                if replay, advertisement.time - lastTick >= 1 {
-                    lastTick = advertisement.time
-                    try await deliver(core.tick(at: advertisement.time, makeID: { UUID() }))
-                }
+                try await deliver(replay ? core.replay(advertisement, makeID: { UUID() }) : core.observe(advertisement, makeID: { UUID() }))
             case let .tick(time):
                 lastTime = time
                 try await deliver(core.tick(at: time, makeID: { UUID() }))
@@ -166,11 +161,7 @@ public enum SentinelRunner {
                 if registry.version != core.registry.version { core.updateRegistry(registry, now: lastTime) }
             }
         }
-        if replay {
-            // The capture is over: every bike still inside has left by now.
-            let end = lastTime + core.flushHorizon
-            try await deliver(core.tick(at: end, makeID: { UUID() }))
-        }
+        if replay { try await deliver(core.finishReplay(makeID: { UUID() })) }
         await stats.scanner(await scanner.counts())
         // An alarm in flight finishes even when the scan has ended.
         for task in alarms { await task.value }

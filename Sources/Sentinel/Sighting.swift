@@ -81,9 +81,17 @@ extension Sighting: Codable {
 /// RFC 3339 date-times as the API speaks them: `2026-11-21T22:13:44.123Z`.
 enum RFC3339 {
     static let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: TimeZone(identifier: "UTC") ?? .current)
+    static let wholeSeconds = Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC") ?? .current)
 
+    /// Rounded to the millisecond from integers, so format → parse → format is stable (a date
+    /// formatter truncates, and 35.007 parsed back is 35.00699…).
     static func format(_ epochSeconds: Double) -> String {
-        Date(timeIntervalSince1970: epochSeconds).formatted(style)
+        let milliseconds = Int64((epochSeconds * 1000).rounded())
+        let (seconds, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        let (whole, millis) = fraction < 0 ? (seconds - 1, fraction + 1000) : (seconds, fraction)
+        let text = Date(timeIntervalSince1970: Double(whole)).formatted(wholeSeconds)
+        let digits = String(millis)
+        return text.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 
     static func parse(_ text: String) -> Double? {

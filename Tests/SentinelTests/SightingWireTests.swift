@@ -37,6 +37,14 @@ import Testing
         #expect(decoded == sighting)
     }
 
+    @Test(arguments: [1_706_388_995.007, 1_706_388_995.0005, 1_706_388_995.999_6, 0.001])
+    func formattingIsStableThroughParsing(time: Double) throws {
+        let text = RFC3339.format(time)
+        let again = RFC3339.format(try #require(RFC3339.parse(text)))
+        #expect(again == text)
+        #expect(abs(try #require(RFC3339.parse(text)) - time) <= 0.000_5 + 1e-9)
+    }
+
     @Test func rejectsATimeThatIsNotRFC3339() throws {
         let json = #"{"id":"6f9619ff-8b86-d011-b42d-00c04fc964ff","uuid":"494E5445-4C4C-495F-524F-434B535F4857","major":1,"minor":2,"event":"present","time":"yesterday","firstSeen":"2025-11-21T21:53:20.000Z","lastSeen":"2025-11-21T21:53:20.000Z","rssi":-70,"distance":null,"zone":"far"}"#
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(Sighting.self, from: Data(json.utf8)) }
