@@ -34,3 +34,11 @@ public struct Stopwatch {
         return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
 }
+
+nonisolated(unsafe) private var sink = 0
+
+/// Consumes a benchmark's result so the optimiser cannot prove the work unused.
+@inline(never)
+public func blackHole(_ value: Int) {
+    sink &+= value
+}
