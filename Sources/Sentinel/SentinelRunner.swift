@@ -22,6 +22,8 @@ public enum SentinelRunner {
     }
 
     public struct Summary: Equatable, Sendable {
+        /// Advertisements that went through the core.
+        public var advertisements: Int
         public var sightingsCreated: Int
         public var delivered: Int
         public var stillQueued: Int
@@ -87,7 +89,7 @@ public enum SentinelRunner {
                     logger.notice("sightings stay queued in the outbox and will be delivered by the next run",
                                   metadata: ["queued": "\(queued)", "outbox": "\(state)/outbox.sqlite"])
                 }
-                return Summary(sightingsCreated: created, delivered: await reporter.delivered, stillQueued: queued)
+                return Summary(advertisements: await stats.snapshot.advertisements, sightingsCreated: created, delivered: await reporter.delivered, stillQueued: queued)
             }
         } catch {
             await writeStatus(state: state, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger)
@@ -106,23 +108,6 @@ public enum SentinelRunner {
         var core = SentinelCore(ownBikes: configuration.ownBikes, registry: await sync.registry,
                                 sighting: .init(presentInterval: configuration.presentInterval))
         let alarm = Alarm(webhook: configuration.alarmWebhook, command: configuration.alarmCommand, logger: logger.labelled("bikebeacon.alarm"))
-        let (inputs, feed) = AsyncStream<Input>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
-        group.addTask {
-            do {
-                for try await advertisement in scanner.advertisements() { feed.yield(.advertisement(advertisement)) }
-                feed.yield(.end(nil))
-            } catch {
-                feed.yield(.end(error))
-            }
-        }
-        if !replay {
-            group.addTask {
-                while !Task.isCancelled {
-                    try await Task.sleep(for: .seconds(1))
-                    feed.yield(.tick(now()))
-                }
-            }
-        }
         var created = 0
         var alarms: [Task<Void, Never>] = []
         var lastTime = 0.0
@@ -142,7 +127,7 @@ public enum SentinelRunner {
             }
             if !out.sightings.isEmpty { await stats.created(out.sightings.count) }
         }
-        loop: for await input in inputs {
+        func handle(_ input: Input) async throws {
             switch input {
             case let .advertisement(advertisement):
                 await stats.advertisement(matched: core.registry.contains(advertisement.beacon))
@@ -151,9 +136,8 @@ public enum SentinelRunner {
             case let .tick(time):
                 lastTime = time
                 try await deliver(core.tick(at: time, makeID: { UUID() }))
-            case let .end(error):
-                if let error { throw error }
-                break loop
+            case .end:
+                return
             }
             if now() - lastListCheck >= 1 {
                 lastListCheck = now()
@@ -161,7 +145,42 @@ public enum SentinelRunner {
                 if registry.version != core.registry.version { core.updateRegistry(registry, now: lastTime) }
             }
         }
-        if replay { try await deliver(core.finishReplay(makeID: { UUID() })) }
+        if replay {
+            // A capture is read as fast as it is processed: nothing may be skipped.
+            for try await advertisement in scanner.advertisements() { try await handle(.advertisement(advertisement)) }
+            try await deliver(core.finishReplay(makeID: { UUID() }))
+        } else {
+            // Live: advertisements and one-second ticks in one stream. If the core cannot keep
+            // up, the oldest advertisements are dropped rather than memory growing.
+            let (inputs, feed) = AsyncStream<Input>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
+            group.addTask {
+                do {
+                    var warned = false
+                    for try await advertisement in scanner.advertisements() {
+                        if case .dropped = feed.yield(.advertisement(advertisement)), !warned {
+                            warned = true
+                            logger.warning("the sentinel cannot keep up with the radio; the oldest advertisements are dropped")
+                        }
+                    }
+                    feed.yield(.end(nil))
+                } catch {
+                    feed.yield(.end(error))
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try await Task.sleep(for: .seconds(1))
+                    feed.yield(.tick(now()))
+                }
+            }
+            for await input in inputs {
+                if case let .end(error) = input {
+                    if let error { throw error }
+                    break
+                }
+                try await handle(input)
+            }
+        }
         await stats.scanner(await scanner.counts())
         // An alarm in flight finishes even when the scan has ended.
         for task in alarms { await task.value }
