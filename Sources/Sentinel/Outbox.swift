@@ -141,8 +141,11 @@ public actor Outbox {
         return result
     }
 
+    /// Closes the database. Runs even when the calling task is cancelled (as on SIGTERM): the
+    /// thread pool refuses work for a cancelled task, and an unclosed connection must not remain.
     public func close() async throws {
-        try await connection.close()
+        let connection = self.connection
+        try await Task { try await connection.close() }.value
     }
 
     private func delete(keys: [String]) async throws -> Int {

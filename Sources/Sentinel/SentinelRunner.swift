@@ -92,7 +92,8 @@ public enum SentinelRunner {
                 return Summary(advertisements: await stats.snapshot.advertisements, sightingsCreated: created, delivered: await reporter.delivered, stillQueued: queued)
             }
         } catch {
-            await writeStatus(state: state, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger)
+            // Cancelled (SIGTERM) or failed: the last status is still written, outside the cancelled task.
+            await Task { await writeStatus(state: state, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger) }.value
             try? await outbox.close()
             throw error
         }

@@ -57,6 +57,35 @@ import TestSupport
         #expect(metrics.contains("bikebeacon_matches_total 17\n"))
     }
 
+    @Test func sigtermStopsCleanlyAndKeepsTheQueue() async throws {
+        let dir = try Self.stateDirectory(missing: [TestValues.bike(SentinelCoreTests.missing)])
+        let process = Process()
+        process.executableURL = Paths.executable("bikebeacon")
+        process.arguments = ["sentinel", "--config", try Self.config(dir), "--replay", Self.capture, "--drain-timeout", "600"]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // Wait until the replay has queued its sightings and the sentinel waits for the server.
+        let outbox = dir.appendingPathComponent("outbox.sqlite").path
+        var queued = 0
+        for _ in 0..<100 where queued < 4 {
+            try await Task.sleep(for: .milliseconds(100))
+            if FileManager.default.fileExists(atPath: outbox) {
+                try await TestValues.withOutbox(path: outbox) { queued = try await $0.count() }
+            }
+        }
+        #expect(process.isRunning)
+        process.terminate()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(stderr)")
+        #expect(stderr.contains("sentinel stopped"))
+        var after = -1
+        try await TestValues.withOutbox(path: outbox) { after = try await $0.count() }
+        #expect(after == queued && queued >= 4)
+    }
+
     @Test func aCorruptListCacheIsSetAsideNotACrash() throws {
         let dir = try Self.stateDirectory(missing: [])
         try Data("{\"version\": 3, \"bikes\": [".utf8).write(to: dir.appendingPathComponent("missing-list.json"))
