@@ -35,6 +35,10 @@ public struct SentinelConfiguration: Equatable, Sendable {
     /// Longest wait for one server request, seconds.
     public var requestTimeout: Double = 10
     public var ownBikes: [OwnBike] = []
+    /// Serve Prometheus metrics on `metricsHost:metricsPort`; nil: no listener (status.json and
+    /// metrics.prom in the state directory are written regardless).
+    public var metricsPort: Int?
+    public var metricsHost = "127.0.0.1"
     public var alarmWebhook: String?
     /// Program and arguments run with the alarm JSON on stdin.
     public var alarmCommand: [String]?
@@ -53,6 +57,7 @@ public struct SentinelConfiguration: Equatable, Sendable {
         struct OutboxSettings: Decodable { var maxRows: Int?; var batchSize: Int? }
         struct Bike: Decodable { var name: String; var beacon: String; var zone: Zone? }
         struct Alarm: Decodable { var webhook: String?; var command: [String]? }
+        struct Metrics: Decodable { var host: String?; var port: Int? }
         var server: Server?
         var stateDirectory: String?
         var scanner: Scanner?
@@ -60,6 +65,7 @@ public struct SentinelConfiguration: Equatable, Sendable {
         var outbox: OutboxSettings?
         var ownBikes: [Bike]?
         var alarm: Alarm?
+        var metrics: Metrics?
     }
 
     /// Reads `yaml` and applies `environment` on top.
@@ -79,6 +85,8 @@ public struct SentinelConfiguration: Equatable, Sendable {
         c.presentInterval = file.intervals?.present ?? 300
         c.outboxMaxRows = file.outbox?.maxRows ?? 10_000
         c.batchSize = file.outbox?.batchSize ?? 100
+        c.metricsPort = file.metrics?.port
+        c.metricsHost = file.metrics?.host ?? "127.0.0.1"
         c.alarmWebhook = file.alarm?.webhook
         c.alarmCommand = file.alarm?.command
         c.ownBikes = try (file.ownBikes ?? []).map { bike in
@@ -124,6 +132,7 @@ public struct SentinelConfiguration: Equatable, Sendable {
         if let alarmWebhook, URL(string: alarmWebhook)?.scheme.map({ ["http", "https"].contains($0) }) != true {
             throw ConfigurationError.invalid("alarm.webhook '\(alarmWebhook)' must be an http(s) URL")
         }
+        if let metricsPort, !(1...65535).contains(metricsPort) { throw ConfigurationError.invalid("metrics.port must be 1…65535") }
         if let alarmCommand, alarmCommand.isEmpty { throw ConfigurationError.invalid("alarm.command must name a program") }
     }
 }

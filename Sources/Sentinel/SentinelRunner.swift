@@ -60,6 +60,19 @@ public enum SentinelRunner {
         do {
             summary = try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await reporter.run(sleep: { try await Task.sleep(for: .seconds($0)) }) }
+                if let port = configuration.metricsPort {
+                    group.addTask {
+                        do {
+                            try await MetricsServer.run(host: configuration.metricsHost, port: port, logger: logger) {
+                                await status(stats: stats, outbox: outbox, reporter: reporter, sync: sync).prometheus
+                            }
+                        } catch where !(error is CancellationError) {
+                            // Metrics are for watching; the sentinel's job goes on without them.
+                            logger.error("cannot serve metrics; is the port taken? (metrics.port)",
+                                         metadata: ["port": "\(port)", "error": "\(error)"])
+                        }
+                    }
+                }
                 group.addTask {
                     while !Task.isCancelled {
                         await writeStatus(state: state, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger)
@@ -196,15 +209,7 @@ public enum SentinelRunner {
     }
 
     private static func writeStatus(state: String, stats: Stats, outbox: Outbox, reporter: Reporter, sync: MissingListSync, logger: Logger) async {
-        let time = now()
-        let registry = await sync.registry
-        let snapshot = await stats.snapshot
-        let status = SentinelStatus(
-            pid: getpid(), startedAt: RFC3339.format(snapshot.startedAt), updatedAt: RFC3339.format(time),
-            advertisements: snapshot.advertisements, iBeacons: snapshot.iBeacons ?? snapshot.advertisements, matches: snapshot.matches,
-            sightingsCreated: snapshot.created, sightingsDelivered: await reporter.delivered, sightingsRejected: await reporter.rejected,
-            outboxDepth: (try? await outbox.count()) ?? -1, missingListVersion: registry.version, missingListBikes: registry.count,
-            missingListAgeSeconds: await sync.age(now: time), reporterFailures: await reporter.consecutiveFailures, alarms: snapshot.alarms)
+        let status = await status(stats: stats, outbox: outbox, reporter: reporter, sync: sync)
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -213,6 +218,18 @@ public enum SentinelRunner {
         } catch {
             logger.warning("cannot write the status file", metadata: ["error": "\(error)"])
         }
+    }
+
+    private static func status(stats: Stats, outbox: Outbox, reporter: Reporter, sync: MissingListSync) async -> SentinelStatus {
+        let time = now()
+        let registry = await sync.registry
+        let snapshot = await stats.snapshot
+        return SentinelStatus(
+            pid: getpid(), startedAt: RFC3339.format(snapshot.startedAt), updatedAt: RFC3339.format(time),
+            advertisements: snapshot.advertisements, iBeacons: snapshot.iBeacons ?? snapshot.advertisements, matches: snapshot.matches,
+            sightingsCreated: snapshot.created, sightingsDelivered: await reporter.delivered, sightingsRejected: await reporter.rejected,
+            outboxDepth: (try? await outbox.count()) ?? -1, missingListVersion: registry.version, missingListBikes: registry.count,
+            missingListAgeSeconds: await sync.age(now: time), reporterFailures: await reporter.consecutiveFailures, alarms: snapshot.alarms)
     }
 }
 

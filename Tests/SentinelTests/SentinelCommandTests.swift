@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
 import Registry
 import Testing
 import TestSupport
@@ -57,11 +59,13 @@ import TestSupport
         #expect(metrics.contains("bikebeacon_matches_total 17\n"))
     }
 
-    @Test func sigtermStopsCleanlyAndKeepsTheQueue() async throws {
+    @Test func servesMetricsThenStopsCleanlyOnSIGTERMKeepingTheQueue() async throws {
         let dir = try Self.stateDirectory(missing: [TestValues.bike(SentinelCoreTests.missing)])
+        let port = try ServerHarness.freePort()
         let process = Process()
         process.executableURL = Paths.executable("bikebeacon")
-        process.arguments = ["sentinel", "--config", try Self.config(dir), "--replay", Self.capture, "--drain-timeout", "600"]
+        let config = try Self.config(dir, extra: "metrics: {port: \(port)}")
+        process.arguments = ["sentinel", "--config", config, "--replay", Self.capture, "--drain-timeout", "600"]
         let err = Pipe()
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice
@@ -76,6 +80,13 @@ import TestSupport
             }
         }
         #expect(process.isRunning)
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/metrics")
+        request.method = .GET
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
+        let metrics = String(buffer: try await response.body.collect(upTo: 1 << 20))
+        #expect(response.status.code == 200)
+        #expect(metrics.contains("bikebeacon_matches_total 17\n"))
+        #expect(metrics.contains("bikebeacon_outbox_depth \(queued)\n"))
         process.terminate()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
