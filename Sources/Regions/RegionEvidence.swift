@@ -15,13 +15,11 @@ enum RegionEvidence {
             self = .qualifies
             return
         }
-        let zoneOK = region.requiredZone.map { required in
-            required == .unknown || (estimate.zone != .unknown && estimate.zone <= required)
-        } ?? true
-        let distanceOK = region.maximumDistance.map { maximum in
-            estimate.distance.map { $0 <= maximum } ?? false
-        } ?? true
-        if zoneOK && distanceOK {
+        // The filtered distance against the region's own limit, not the estimator's zone: the
+        // zone already carries the estimator's dwell and margin, and stacking the monitor's
+        // hysteresis on top of it delayed entry by 15 s at walking pace (bench regions).
+        let withinLimit = limit.map { limit in estimate.distance.map { $0 <= limit } ?? false } ?? (estimate.zone != .unknown)
+        if withinLimit {
             self = .qualifies
         } else if let limit, let distance = estimate.distance, distance <= limit * (1 + exitMargin) {
             self = .supports

@@ -10,6 +10,7 @@ struct BenchCommand: AsyncParsableCommand {
             PipelineBenchCommand.self,
             SentinelBenchCommand.self,
             DecodeBenchCommand.self,
+            ProximityBenchCommand.self,
         ]
     )
 }

@@ -24,8 +24,8 @@ struct AnalyzeCommandTests {
         }
         // Heard ~2 times a second throughout: present from the second reading to the end.
         #expect(rows.map { $0[5] } == ["0"] + Array(repeating: "1", count: rows.count - 1))
-        // Starts within 1.5 m of the sensor (near within the first 10 s), ends 17 m away (far).
-        #expect(rows.prefix(20).contains { $0[4] == "near" || $0[4] == "immediate" })
+        // Starts within 1.5 m of the sensor (estimated inside 3 m within the first 10 s), ends 17 m away (far).
+        #expect(rows.prefix(20).contains { (Double($0[3]) ?? .infinity) < 3 })
         #expect(rows.suffix(5).allSatisfy { $0[4] == "far" })
     }
 

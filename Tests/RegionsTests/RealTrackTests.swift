@@ -24,7 +24,8 @@ struct RealTrackTests {
         #expect(predicted.map(\.entered) == [true, false], "one visit, no flapping: \(predicted)")
         let enter = try #require(predicted.first).time - truth[0].time
         let exit = try #require(predicted.last).time - truth[1].time
-        #expect(enter > -10 && enter < 10, "entered \(enter) s from the truth")
+        // The estimator's 20 s median window lags a walking beacon by about half its length.
+        #expect(enter > -10 && enter < 15, "entered \(enter) s from the truth")
         #expect(exit > -5 && exit < 30, "left \(exit) s from the truth")
     }
 

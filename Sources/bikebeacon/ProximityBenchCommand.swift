@@ -1,0 +1,72 @@
+import ArgumentParser
+import Benchmarks
+import Foundation
+import Proximity
+
+struct ProximityBenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "proximity",
+        abstract: "Zone accuracy and flapping of our estimator against five established methods.",
+        discussion: """
+        Scores every method on the constant-distance streams of the herald and pcng RSSI sets:
+        balanced accuracy (mean recall over the zones present, first 10 s of each stream
+        skipped), accuracy, and zone flaps per hour. Target: ours has the best balanced accuracy
+        on every dataset and fewer flaps per hour than every other method.
+        """
+    )
+
+    @Option(help: "Folder holding herald/ and pcng/ (relative paths start at the current directory).")
+    var data = "../shared/data/rssi"
+
+    func run() throws {
+        let clock = Stopwatch()
+        let datasets = [try RSSIDatasets.herald(directory: data), try RSSIDatasets.pcng(directory: data)]
+        for dataset in datasets {
+            print(render(dataset, ProximityBench.run(dataset)))
+            print("")
+        }
+        print("(\(fmt(clock.seconds, 1)) s)")
+    }
+
+    func render(_ dataset: RSSIDataset, _ results: [ProximityBench.Result]) -> String {
+        let rows = dataset.receivers.reduce(0) { $0 + $1.streams.reduce(0) { $0 + $1.rssi.count } }
+        let streams = dataset.receivers.reduce(0) { $0 + $1.streams.count }
+        var lines = ["bench proximity: \(dataset.name): \(dataset.receivers.count) receivers, \(streams) streams, \(rows) rows"
+            + (dataset.skippedRows > 0 ? ", \(dataset.skippedRows) malformed rows skipped" : "")
+            + (dataset.retimedStreams > 0 ? ", \(dataset.retimedStreams) streams with a coarse clock re-timed at \(fmt(dataset.retimeInterval, 3)) s" : "")]
+        let percent = { (value: Double?) in value.map { fmt($0 * 100, 1) } ?? "-" }
+        lines.append(Table.render(
+            header: ["method", "balanced acc %", "accuracy %", "flaps/h", "immediate %", "near %", "far %"],
+            rows: results.map { result in
+                let s = result.total
+                return [result.method.rawValue, percent(s.balancedAccuracy), percent(s.accuracy), fmt(s.flapsPerHour, 1),
+                        percent(s.recall(.immediate)), percent(s.recall(.near)), percent(s.recall(.far))]
+            }
+        ))
+        lines.append(verdict(results))
+        lines.append("")
+        lines.append("per receiver: balanced accuracy % / flaps per hour")
+        lines.append(Table.render(
+            header: ["receiver"] + results.map(\.method.rawValue),
+            rows: dataset.receivers.indices.map { index in
+                [dataset.receivers[index].name] + results.map { result in
+                    let s = result.receivers[index].score
+                    return percent(s.balancedAccuracy) + " / " + fmt(s.flapsPerHour, 1)
+                }
+            }
+        ))
+        return lines.joined(separator: "\n")
+    }
+
+    /// Whether ours meets the issue's target on this dataset, and by how much.
+    func verdict(_ results: [ProximityBench.Result]) -> String {
+        guard let ours = results.first(where: { $0.method == .ours }) else { return "" }
+        let anchors = results.filter { $0.method != .ours }
+        guard let bestAccuracy = anchors.max(by: { $0.total.balancedAccuracy < $1.total.balancedAccuracy }),
+              let fewestFlaps = anchors.min(by: { $0.total.flapsPerHour < $1.total.flapsPerHour }) else { return "" }
+        let accuracyMargin = (ours.total.balancedAccuracy - bestAccuracy.total.balancedAccuracy) * 100
+        let flapRatio = ours.total.flapsPerHour / fewestFlaps.total.flapsPerHour
+        return "target: balanced accuracy \(accuracyMargin > 0 ? "met" : "MISSED") (\(fmt(accuracyMargin, 2)) points vs \(bestAccuracy.method.rawValue)); "
+            + "flaps \(flapRatio < 1 ? "met" : "MISSED") (\(fmt(flapRatio, 2))× \(fewestFlaps.method.rawValue))"
+    }
+}

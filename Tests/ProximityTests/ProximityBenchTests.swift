@@ -1,0 +1,84 @@
+@testable import Benchmarks
+import Foundation
+import Proximity
+import Testing
+import TestSupport
+
+/// The proximity bench on the small real excerpts in Tests/Fixtures/rssi (see their SOURCE.txt),
+/// and the loader's handling of bad input.
+struct ProximityBenchTests {
+    static let fixtures = Paths.fixture("rssi").path
+
+    /// On real phone-to-phone data ours classifies zones better than the unfiltered log-distance
+    /// method and flaps far less.
+    @Test(arguments: ["herald", "pcng"])
+    func oursBeatsRawLogDistanceOnRealData(name: String) throws {
+        let dataset = name == "herald" ? try RSSIDatasets.herald(directory: Self.fixtures) : try RSSIDatasets.pcng(directory: Self.fixtures)
+        let results = ProximityBench.run(dataset, methods: [.ours, .rawLogDistance])
+        let ours = results[0].total, raw = results[1].total
+        #expect(ours.balancedAccuracy > raw.balancedAccuracy, "ours \(ours.balancedAccuracy), raw \(raw.balancedAccuracy)")
+        #expect(ours.flapsPerHour * 10 < raw.flapsPerHour, "ours \(ours.flapsPerHour)/h, raw \(raw.flapsPerHour)/h")
+    }
+
+    /// Streams are maximal constant-distance runs; measured power is the median RSSI at 1 m.
+    @Test func heraldExcerptLoadsAsStreamsWithCalibration() throws {
+        let dataset = try RSSIDatasets.herald(directory: Self.fixtures)
+        let receiver = try #require(dataset.receivers.first)
+        #expect(dataset.receivers.count == 1)
+        #expect(receiver.streams.map(\.distance) == stride(from: 10, through: 340, by: 30).map { Double($0) / 100 })
+        let oneMetre = try #require(receiver.streams.first { $0.distance == 1 })
+        #expect(receiver.measuredPower == RSSIDatasets.median(oneMetre.rssi))
+        #expect(dataset.skippedRows == 0)
+        #expect(dataset.retimedStreams == 0)
+    }
+
+    @Test func missingFolderIsATypedError() {
+        #expect(throws: RSSIDatasetError.self) { try RSSIDatasets.herald(directory: "/nonexistent/rssi") }
+    }
+
+    @Test func wrongHeaderIsATypedError() throws {
+        let folder = try Self.temporaryFolder(file: "herald/20990101-0000-A.csv", "a,b,c\n1,2,3\n")
+        #expect(throws: RSSIDatasetError.self) { try RSSIDatasets.herald(directory: folder) }
+    }
+
+    /// Garbage rows are skipped and counted; the good rows still load.
+    @Test func malformedRowsAreSkippedAndCounted() throws {
+        let csv = "time,rssi,distance\n2021-03-12 10:49:00,-60,100\nnot a row\n2021-13-12 10:49:01,-60,100\n2021-03-12 10:49:02,x,100\n2021-03-12 10:49:03,-61,100\n"
+        let folder = try Self.temporaryFolder(file: "herald/20990101-0000-A.csv", csv)
+        let dataset = try RSSIDatasets.herald(directory: folder)
+        #expect(dataset.skippedRows == 3)
+        #expect(dataset.receivers.first?.streams.first?.rssi == [-60, -61])
+        #expect(dataset.receivers.first?.streams.first?.times == [1_615_546_140, 1_615_546_143])
+    }
+
+    /// A clock quantised to 100 s (pcng's HTC One M9 in BB and PP) is replaced by the typical
+    /// interval of the streams with a usable clock.
+    @Test func coarseClockIsRetimedAtTheTypicalInterval() throws {
+        var csv = "device,elapsed,rss,mRSS10,mRSS100,dist,label\n"
+        for i in 0..<50 { csv += "good,\(Double(i) * 0.1),-60,0,0,100,1\n" }
+        for _ in 0..<50 { csv += "coarse,16300,-60,0,0,100,1\n" }
+        let folder = try Self.temporaryFolder(file: "pcng/RSS_humanXX.csv", csv)
+        let dataset = try RSSIDatasets.pcng(directory: folder)
+        #expect(dataset.retimedStreams == 1)
+        let coarse = try #require(dataset.receivers.first { $0.name.hasSuffix(":coarse") }?.streams.first)
+        #expect(abs(coarse.times[49] - (16300 + 49 * 0.1)) < 1e-6)
+    }
+
+    /// The bench command runs on a data folder and fails with a clear message without one.
+    @Test func benchCommandReportsAllMethodsOrAClearError() throws {
+        let good = try run("bikebeacon", ["bench", "proximity", "--data", Self.fixtures])
+        #expect(good.status == 0, "\(good.stderr)")
+        for method in ProximityMethod.allCases { #expect(good.stdout.contains(method.rawValue)) }
+        let missing = try run("bikebeacon", ["bench", "proximity", "--data", "/nonexistent/rssi"])
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("no RSSI data at /nonexistent/rssi/herald"))
+    }
+
+    static func temporaryFolder(file: String, _ contents: String) throws -> String {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("bikebeacon-\(UUID().uuidString)")
+        let url = root.appendingPathComponent(file)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try contents.write(to: url, atomically: true, encoding: .utf8)
+        return root.path
+    }
+}
