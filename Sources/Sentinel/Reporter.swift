@@ -63,7 +63,7 @@ public actor Reporter {
             do {
                 receipt = try await transport.send(batch)
             } catch {
-                return fail(sent: sent, reason: "\(error)")
+                return fail(sent: sent, reason: "\(error)", needsOperator: (error as? ServerError)?.isTransient == false)
             }
             for rejection in receipt.rejected {
                 logger.warning("the server refused a sighting; it will not be sent again",
@@ -104,12 +104,16 @@ public actor Reporter {
         }
     }
 
-    private func fail(sent: Int, reason: String) -> Pass {
+    /// `needsOperator`: the server refuses us (bad token, bad request) rather than being away;
+    /// retrying alone will not help, so it is logged as an error now and then, not just once.
+    private func fail(sent: Int, reason: String, needsOperator: Bool = false) -> Pass {
         // Shutting down is not the server's fault.
         if Task.isCancelled { return .failed(sent: sent, reason: "cancelled") }
         consecutiveFailures += 1
         let metadata: Logger.Metadata = ["error": "\(reason)", "consecutiveFailures": "\(consecutiveFailures)"]
-        if consecutiveFailures == 1 {
+        if needsOperator, consecutiveFailures % 10 == 1 {
+            logger.error("the server refuses the sentinel's sightings; they stay queued until this is fixed", metadata: metadata)
+        } else if consecutiveFailures == 1 {
             logger.warning("cannot deliver sightings; they stay queued and will be retried", metadata: metadata)
         } else {
             logger.debug("delivery still failing", metadata: metadata)

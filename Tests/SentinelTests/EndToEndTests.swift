@@ -155,6 +155,24 @@ struct EndToEndTests {
         #expect(try await Self.queued(state).isEmpty)
     }
 
+    @Test func aRefusedTokenKeepsEverythingQueuedAndTellsTheOperator() async throws {
+        let dir = try TestValues.temporaryDirectory()
+        let server = try ServerHarness(directory: dir)
+        try await server.start()
+        defer { server.stop() }
+        let config = try Self.writeConfig(dir, server: server, token: "bbs_not-a-real-token", presentInterval: 120, batchSize: 10)
+        let state = dir.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        try MissingListCache(path: state.appendingPathComponent("missing-list.json").path).save(
+            MissingListSnapshot(version: 1, etag: nil, confirmedAt: Date().timeIntervalSince1970, bikes: [TestValues.bike(SentinelCoreTests.missing)]))
+        let result = try run("bikebeacon", ["sentinel", "--config", config, "--replay", Self.capture, "--drain-timeout", "2"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("refused the sentinel token"))
+        #expect(result.stderr.contains("sentinels add"))
+        let queued = try await Self.queued(state)
+        #expect(queued.count == (try await Self.expected(missing: [SentinelCoreTests.missing], presentInterval: 120)).count)
+    }
+
     @Test func aBikeMarkedRecoveredGetsNoMoreReportsAndListChangesArePickedUp() async throws {
         let dir = try TestValues.temporaryDirectory()
         let server = try ServerHarness(directory: dir)
