@@ -84,7 +84,7 @@ final class ServerHarness: @unchecked Sendable {
     }
 
     /// Creates an owner with one bike per beacon, all reported missing; returns the owner token and bike ids.
-    func ownerWithMissingBikes(_ beacons: [BeaconID]) async throws -> (token: String, bikes: [String]) {
+    func ownerWithMissingBikes(_ beacons: [BeaconID], markMissing: Bool = true) async throws -> (token: String, bikes: [String]) {
         let credentials = ["email": "owner@example.org", "password": "correct horse battery staple"]
         _ = try await request(.POST, "/v1/accounts", json: credentials)
         let (status, body) = try await request(.POST, "/v1/sessions", json: credentials)
@@ -101,8 +101,10 @@ final class ServerHarness: @unchecked Sendable {
             guard created == 201, let id = (try JSONSerialization.jsonObject(with: answer) as? [String: Any])?["id"] as? String else {
                 throw HarnessError("creating a bike failed: \(created) \(String(decoding: answer, as: UTF8.self))")
             }
-            let (marked, _) = try await request(.POST, "/v1/bikes/\(id)/missing", token: token, json: [String: Any]())
-            guard marked == 200 else { throw HarnessError("marking missing failed: \(marked)") }
+            if markMissing {
+                let (marked, _) = try await request(.POST, "/v1/bikes/\(id)/missing", token: token, json: [String: Any]())
+                guard marked == 200 else { throw HarnessError("marking missing failed: \(marked)") }
+            }
             bikes.append(id)
         }
         return (token, bikes)
