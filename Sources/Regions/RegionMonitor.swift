@@ -90,6 +90,7 @@ private struct MonitorRules: Sendable {
     let configuration: RegionMonitorConfiguration
 
     func absenceTimeout(_ track: Track) -> Double {
+        guard track.intervals.count >= configuration.intervalsToAdapt else { return configuration.coldStartAbsenceTimeout }
         let learnt = (track.intervals.p95 ?? 0) * configuration.intervalMultiplier
         return min(configuration.maximumAbsenceTimeout, max(configuration.minimumAbsenceTimeout, learnt))
     }

@@ -14,7 +14,7 @@ public struct RegionMonitorConfiguration: Sendable, Equatable {
     public var enterWindow: Double
     /// See `enterWindow`. Default 1.5.
     public var enterIntervalFactor: Double
-    /// Intervals that must be observed before the enter window adapts. Default 3.
+    /// Intervals that must be observed before the enter window and the absence timeout adapt. Default 3.
     public var intervalsToAdapt: Int
     /// Floor of the absence timeout, seconds. Default 10 s.
     public var minimumAbsenceTimeout: Double
@@ -26,6 +26,11 @@ public struct RegionMonitorConfiguration: Sendable, Equatable {
     /// ~6·10⁻⁶ per reading (one false exit per ~2 days at 1 Hz even before the 10 s floor);
     /// k = 3 would give one per ~2 hours, k = 5 only buys more exit latency.
     public var intervalMultiplier: Double
+    /// Absence timeout while fewer than `intervalsToAdapt` intervals are known, seconds.
+    /// Default 30 s (what iOS takes to exit). A beacon just entered has shown no rhythm yet:
+    /// a Govee tag enters on two frames 0.1 s apart and then is silent for 24 s (real capture),
+    /// which the 10 s floor would call a departure.
+    public var coldStartAbsenceTimeout: Double
     /// Ceiling of the absence timeout, seconds. Default 120 s. Gaps longer than
     /// `maximumAbsenceTimeout / intervalMultiplier` are absences, not advertising intervals,
     /// and are not learnt.
@@ -49,6 +54,7 @@ public struct RegionMonitorConfiguration: Sendable, Equatable {
         intervalsToAdapt: Int = 3,
         minimumAbsenceTimeout: Double = 10,
         intervalMultiplier: Double = 4,
+        coldStartAbsenceTimeout: Double = 30,
         maximumAbsenceTimeout: Double = 120,
         intervalHistory: Int = 32,
         exitMargin: Double = 0.25,
@@ -61,6 +67,7 @@ public struct RegionMonitorConfiguration: Sendable, Equatable {
         self.intervalsToAdapt = intervalsToAdapt
         self.minimumAbsenceTimeout = minimumAbsenceTimeout
         self.intervalMultiplier = intervalMultiplier
+        self.coldStartAbsenceTimeout = coldStartAbsenceTimeout
         self.maximumAbsenceTimeout = maximumAbsenceTimeout
         self.intervalHistory = intervalHistory
         self.exitMargin = exitMargin
@@ -79,6 +86,7 @@ public struct RegionMonitorConfiguration: Sendable, Equatable {
         c.minimumAbsenceTimeout = max(0, c.minimumAbsenceTimeout)
         c.intervalMultiplier = max(0, c.intervalMultiplier)
         c.maximumAbsenceTimeout = max(c.minimumAbsenceTimeout, c.maximumAbsenceTimeout)
+        c.coldStartAbsenceTimeout = min(c.maximumAbsenceTimeout, max(c.minimumAbsenceTimeout, c.coldStartAbsenceTimeout))
         c.intervalHistory = max(1, c.intervalHistory)
         c.exitMargin = max(0, c.exitMargin)
         c.reportPeriod = c.reportPeriod > 0 ? c.reportPeriod : .infinity

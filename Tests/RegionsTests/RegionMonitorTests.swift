@@ -124,7 +124,8 @@ struct RegionMonitorTests {
         let stranger = BeaconID(uuid: UUID(uuidString: "426C7565-4368-6172-6D42-6561636F6E73")!, major: 1, minor: 1)
         var monitor = RegionMonitor(regions: [fleet, depot])
         var events: [RegionEvent] = []
-        for t in [0.0, 1] {
+        // Four readings each: three intervals, so the timeout has adapted past its cold start.
+        for t in [0.0, 1, 2, 3] {
             for beacon in [a, b, c, stranger] { events += monitor.observe(beacon, Self.at(t)) }
         }
         let entered = Set(events.compactMap { e -> String? in
@@ -134,13 +135,13 @@ struct RegionMonitorTests {
         #expect(monitor.trackedBeaconCount == 3, "a beacon in no region is not tracked")
         // b goes quiet; a and c keep advertising: only b leaves, from both its regions.
         var later: [RegionEvent] = []
-        for t in stride(from: 2.0, through: 20, by: 1) {
+        for t in stride(from: 4.0, through: 22, by: 1) {
             later += monitor.tick(at: t)
             later += monitor.observe(a, Self.at(t))
             later += monitor.observe(c, Self.at(t))
         }
         #expect(Set(later.map { "\($0.region.name) \($0.beacon.minor)" }) == ["fleet 2", "depot 1 2"])
-        #expect(later.allSatisfy { if case .exited(_, b, 12, 1) = $0 { true } else { false } })
+        #expect(later.allSatisfy { if case .exited(_, b, 14, 3) = $0 { true } else { false } })
         #expect(monitor.isInside(fleet, beacon: a) && monitor.isInside(depot, beacon: a) && monitor.isInside(fleet, beacon: c))
         #expect(!monitor.isInside(depot, beacon: c))
     }
@@ -188,10 +189,37 @@ struct RegionMonitorTests {
 
     @Test func ignoresReadingsFromThePastAndNonFiniteTimes() {
         var monitor = RegionMonitor(regions: [region])
-        _ = Self.feed(&monitor, times: [10, 11])
+        _ = Self.feed(&monitor, times: [8, 9, 10, 11])
         #expect(monitor.observe(Self.bike, Self.at(5)).isEmpty)
         #expect(monitor.observe(Self.bike, Self.at(.nan)).isEmpty)
         #expect(monitor.observe(Self.bike, Self.at(.infinity)).isEmpty)
         #expect(monitor.tick(at: 21.5) == [.exited(region: region, beacon: Self.bike, time: 21.5, lastSeen: 11)])
+    }
+}
+
+/// The false departure a real Govee capture showed: two frames 0.1 s apart, then 24 s of silence.
+struct ColdStartTests {
+    static let bike = BeaconID("494E5445-4C4C-495F-524F-434B535F4857:20597:62207")!
+    let region = Region(name: "garage", beacon: Self.bike)
+
+    func reading(_ t: Double) -> ProximityEstimate {
+        ProximityEstimate(time: t, filteredRSSI: -60, distance: 1, distanceUncertainty: 0.2, zone: .near)
+    }
+
+    @Test func aTagWithNoRhythmYetIsNotDroppedAfterTenSeconds() {
+        var monitor = RegionMonitor(regions: [region])
+        var events = monitor.observe(Self.bike, reading(0)) + monitor.observe(Self.bike, reading(0.1))
+        for t in stride(from: 1.0, through: 24, by: 1) { events += monitor.tick(at: t) }
+        events += monitor.observe(Self.bike, reading(24.3))
+        #expect(events == [.entered(region: region, beacon: Self.bike, time: 0.1)])
+        #expect(monitor.absenceTimeout(for: Self.bike) == 30)
+    }
+
+    @Test func onceItsRhythmIsKnownItLeavesFast() {
+        var monitor = RegionMonitor(regions: [region])
+        var events: [RegionEvent] = []
+        for t in [0.0, 1, 2, 3] { events += monitor.observe(Self.bike, reading(t)) }
+        for t in stride(from: 4.0, through: 20, by: 1) { events += monitor.tick(at: t) }
+        #expect(events.last == .exited(region: region, beacon: Self.bike, time: 14, lastSeen: 3))
     }
 }

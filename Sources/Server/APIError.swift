@@ -1,0 +1,38 @@
+import Foundation
+import Hummingbird
+
+/// Every refused request becomes one of these: a status and a `{error, message}` JSON body.
+/// `error` is a stable machine-readable code, `message` tells the caller what to change.
+public struct APIError: Error, HTTPResponseError, Sendable {
+    public var status: HTTPResponse.Status
+    public var code: String
+    public var message: String
+    public var headers: HTTPFields = [:]
+
+    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, headers: HTTPFields = [:]) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var headers = self.headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        let body = try JSONEncoder().encode(ErrorBody(error: code, message: message))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    struct ErrorBody: Codable {
+        var error: String
+        var message: String
+    }
+
+    static let unauthenticated = APIError(.unauthorized, "unauthenticated",
+        "send 'Authorization: Bearer TOKEN' with a valid token", headers: [.wwwAuthenticate: "Bearer"])
+    static let ownerOnly = APIError(.forbidden, "forbidden", "this endpoint needs an owner's session token")
+    static let sentinelOnly = APIError(.forbidden, "forbidden", "this endpoint needs a sentinel token")
+    static let bikeNotFound = APIError(.notFound, "not_found", "no such bike")
+
+    static func invalid(_ message: String) -> APIError { APIError(.badRequest, "invalid_request", message) }
+}

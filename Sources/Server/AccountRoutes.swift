@@ -1,0 +1,120 @@
+import Foundation
+import Hummingbird
+import HummingbirdBcrypt
+import NIOPosix
+
+/// Owners: sign-up, log-in (bcrypt, throttled per email), log-out, and webhook settings.
+enum AccountRoutes {
+    struct Credentials: Codable {
+        var email: String
+        var password: String
+    }
+
+    struct AccountJSON: Codable {
+        var id: String
+        var email: String
+    }
+
+    struct TokenJSON: Codable {
+        var token: String
+    }
+
+    struct WebhookRequest: Codable {
+        var url: String
+    }
+
+    struct WebhookJSON: Codable {
+        var url: String
+        /// The HMAC key for `BikeBeacon-Signature`; shown only when the webhook is set.
+        var secret: String
+    }
+
+    static func add(to router: Router<AppContext>, state: ServerState) {
+        router.post("/v1/accounts") { request, context in
+            let credentials = try await JSONResponse.decode(Credentials.self, from: request, context: context)
+            let email = try normalised(email: credentials.email)
+            try check(password: credentials.password)
+            let cost = state.options.bcryptCost
+            let hash = try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(credentials.password, cost: cost) }
+            guard let id = try await state.accounts.create(email: email, passwordHash: hash, now: state.now) else {
+                throw APIError(.conflict, "email_taken", "an account with this email exists; log in instead")
+            }
+            return try JSONResponse.make(AccountJSON(id: id, email: email), status: .created)
+        }
+
+        router.post("/v1/sessions") { request, context in
+            let credentials = try await JSONResponse.decode(Credentials.self, from: request, context: context)
+            let email = try normalised(email: credentials.email)
+            let now = state.now
+            let throttle = state.options.loginThrottle
+            let failures = try await state.accounts.failedLogins(email: email, since: now - throttle.windowMilliseconds)
+            if let wait = throttle.wait(failures: failures, now: now) {
+                let seconds = String((wait + 999) / 1000)
+                throw APIError(.tooManyRequests, "rate_limited",
+                               "too many failed logins for this email; try again in \(seconds) s",
+                               headers: [.retryAfter: seconds])
+            }
+            let found = try await state.accounts.credentials(email: email)
+            let password = credentials.password
+            // Verify against a dummy hash when there is no account, so timing does not reveal which emails exist.
+            let storedHash = found?.passwordHash ?? state.dummyPasswordHash
+            let valid = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: storedHash) }
+            guard let account = found, valid else {
+                try await state.accounts.recordFailedLogin(email: email, now: now, forgetBefore: now - throttle.windowMilliseconds)
+                throw APIError(.unauthorized, "invalid_credentials", "email or password is wrong")
+            }
+            try await state.accounts.clearFailedLogins(email: email)
+            let token = Tokens.make(prefix: Tokens.ownerPrefix)
+            try await state.accounts.createSession(accountID: account.id, tokenDigest: Tokens.digest(token), now: now)
+            return try JSONResponse.make(TokenJSON(token: token))
+        }
+
+        router.delete("/v1/sessions") { request, _ in
+            _ = try await state.auth.owner(request)
+            if let header = request.headers[.authorization] {
+                let token = header.split(separator: " ", maxSplits: 1).last.map(String.init) ?? ""
+                try await state.accounts.deleteSession(tokenDigest: Tokens.digest(token))
+            }
+            return Response(status: .noContent)
+        }
+
+        router.get("/v1/account") { request, _ in
+            let accountID = try await state.auth.owner(request)
+            let email = try await state.accounts.email(accountID: accountID) ?? ""
+            return try JSONResponse.make(AccountJSON(id: accountID, email: email))
+        }
+
+        router.put("/v1/account/webhook") { request, context in
+            let accountID = try await state.auth.owner(request)
+            let body = try await JSONResponse.decode(WebhookRequest.self, from: request, context: context)
+            guard let url = URL(string: body.url), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                  url.host?.isEmpty == false, body.url.count <= 2000
+            else { throw APIError.invalid("'url' must be an absolute http or https URL") }
+            let webhook = AccountStore.Webhook(url: body.url, secret: Tokens.make(prefix: "whsec_"))
+            try await state.accounts.setWebhook(accountID: accountID, webhook)
+            return try JSONResponse.make(WebhookJSON(url: webhook.url, secret: webhook.secret))
+        }
+
+        router.delete("/v1/account/webhook") { request, _ in
+            let accountID = try await state.auth.owner(request)
+            try await state.accounts.setWebhook(accountID: accountID, nil)
+            return Response(status: .noContent)
+        }
+    }
+
+    static func normalised(email: String) throws(APIError) -> String {
+        let email = email.trimmingCharacters(in: .whitespaces).lowercased()
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
+              !email.contains(where: { $0.isWhitespace })
+        else { throw .invalid("'email' must be an email address") }
+        return email
+    }
+
+    /// bcrypt reads at most 72 bytes; longer passwords would be silently truncated, so refuse them.
+    static func check(password: String) throws(APIError) {
+        guard password.count >= 8, password.utf8.count <= 72 else {
+            throw .invalid("'password' must be 8 characters to 72 bytes long")
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Owners' bikes: CRUD, reporting missing and recovered, and each bike's sightings.
+/// Another owner's bike answers 404, exactly like a bike that does not exist.
+enum BikeRoutes {
+    struct BikeListJSON: Codable {
+        var bikes: [Bike]
+    }
+
+    static func add(to router: Router<AppContext>, state: ServerState) {
+        router.post("/v1/bikes") { request, context in
+            let owner = try await state.auth.owner(request)
+            let fields = try await JSONResponse.decode(BikeFields.self, from: request, context: context)
+            try fields.validate(creating: true)
+            let bike = try await state.bikes.create(owner: owner, fields: fields, now: state.now)
+            return try JSONResponse.make(bike, status: .created, headers: [.location: "/v1/bikes/\(bike.id)"])
+        }
+
+        router.get("/v1/bikes") { request, _ in
+            let owner = try await state.auth.owner(request)
+            return try JSONResponse.make(BikeListJSON(bikes: try await state.bikes.list(owner: owner)))
+        }
+
+        router.get("/v1/bikes/{id}") { request, context in
+            let owner = try await state.auth.owner(request)
+            guard let bike = try await state.bikes.find(id: try bikeID(context), owner: owner) else { throw APIError.bikeNotFound }
+            return try JSONResponse.make(bike)
+        }
+
+        router.patch("/v1/bikes/{id}") { request, context in
+            let owner = try await state.auth.owner(request)
+            let id = try bikeID(context)
+            let fields = try await JSONResponse.decode(BikeFields.self, from: request, context: context)
+            try fields.validate(creating: false)
+            guard let bike = try await state.bikes.update(id: id, owner: owner, fields: fields, now: state.now) else {
+                throw APIError.bikeNotFound
+            }
+            return try JSONResponse.make(bike)
+        }
+
+        router.delete("/v1/bikes/{id}") { request, context in
+            let owner = try await state.auth.owner(request)
+            guard try await state.bikes.delete(id: try bikeID(context), owner: owner) else { throw APIError.bikeNotFound }
+            return Response(status: .noContent)
+        }
+
+        for (path, missing) in [("/v1/bikes/{id}/missing", true), ("/v1/bikes/{id}/recovered", false)] {
+            router.post(RouterPath(path)) { request, context in
+                let owner = try await state.auth.owner(request)
+                guard let bike = try await state.bikes.setMissing(id: try bikeID(context), owner: owner, missing: missing, now: state.now)
+                else { throw APIError.bikeNotFound }
+                return try JSONResponse.make(bike)
+            }
+        }
+
+        router.get("/v1/bikes/{id}/sightings") { request, context in
+            let owner = try await state.auth.owner(request)
+            let id = try bikeID(context)
+            guard try await state.bikes.find(id: id, owner: owner) != nil else { throw APIError.bikeNotFound }
+            let query = request.uri.queryParameters
+            let format = query.get("format") ?? "json"
+            guard ["json", "csv", "geojson"].contains(format) else { throw APIError.invalid("'format' must be json, csv or geojson") }
+            let maxLimit = format == "json" ? 500 : 10_000
+            let limit: Int
+            if let text = query.get("limit") {
+                guard let value = Int(text), (1...maxLimit).contains(value) else {
+                    throw APIError.invalid("'limit' must be 1…\(maxLimit)")
+                }
+                limit = value
+            } else {
+                limit = format == "json" ? 50 : maxLimit
+            }
+            var cursor: SightingCursor?
+            if let text = query.get("cursor") {
+                guard let parsed = SightingCursor(text) else { throw APIError.invalid("'cursor' is not a cursor this server handed out") }
+                cursor = parsed
+            }
+            let page = try await state.sightings.page(bikeID: id, after: cursor, limit: limit)
+            var headers: HTTPFields = [:]
+            if let next = page.nextCursor { headers[HTTPField.Name("Next-Cursor")!] = next }
+            switch format {
+            case "csv":
+                headers[.contentType] = "text/csv; charset=utf-8"
+                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: SightingExport.csv(page.sightings))))
+            case "geojson":
+                headers[.contentType] = "application/geo+json"
+                return Response(status: .ok, headers: headers,
+                                body: .init(byteBuffer: ByteBuffer(bytes: try SightingExport.geoJSON(page.sightings))))
+            default:
+                return try JSONResponse.make(page, headers: headers)
+            }
+        }
+    }
+
+    static func bikeID(_ context: AppContext) throws -> String {
+        guard let id = context.parameters.get("id"), id.count <= 64 else { throw APIError.bikeNotFound }
+        return id
+    }
+}

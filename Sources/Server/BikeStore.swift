@@ -1,0 +1,124 @@
+import Beacon
+import Foundation
+import SQLKit
+
+/// Bikes in the database. Every change to a missing bike's beacon or description is recorded
+/// on the missing list in the same transaction.
+struct BikeStore: Sendable {
+    let database: Database
+    let missingList: MissingListStore
+
+    static let columns = """
+        id, owner_id, name, make, model, colour, frame_number, engine_number, notes,
+        beacon_uuid, beacon_major, beacon_minor, missing_since_ms, created_ms, updated_ms
+        """
+
+    func create(owner: String, fields: BikeFields, now: Int64) async throws -> Bike {
+        let id = Tokens.id()
+        guard let beacon = fields.beacon else { throw APIError.invalid("a bike needs a 'beacon'") }
+        return try await database.transaction { db in
+            guard try await beaconHolder(beacon, in: db) == nil else { throw Self.beaconTaken }
+            try await db.raw("""
+                INSERT INTO bikes (id, owner_id, name, make, model, colour, frame_number, engine_number, notes,
+                  beacon_uuid, beacon_major, beacon_minor, missing_since_ms, created_ms, updated_ms)
+                VALUES (\(bind: id), \(bind: owner), \(bind: fields.name ?? ""), \(bind: fields.make ?? ""),
+                  \(bind: fields.model ?? ""), \(bind: fields.colour ?? ""), \(bind: fields.frameNumber ?? ""),
+                  \(bind: fields.engineNumber ?? ""), \(bind: fields.notes ?? ""), \(bind: beacon.uuid.uuidString),
+                  \(bind: Int(beacon.major)), \(bind: Int(beacon.minor)), NULL, \(bind: now), \(bind: now))
+                """).run()
+            guard let bike = try await find(id: id, owner: owner, in: db) else { throw APIError.bikeNotFound }
+            return bike
+        }
+    }
+
+    func list(owner: String) async throws -> [Bike] {
+        try await database.withSession { db in
+            try await db.raw("SELECT \(unsafeRaw: Self.columns) FROM bikes WHERE owner_id = \(bind: owner) ORDER BY created_ms, id")
+                .all().map(Self.bike)
+        }
+    }
+
+    func find(id: String, owner: String) async throws -> Bike? {
+        try await database.withSession { try await find(id: id, owner: owner, in: $0) }
+    }
+
+    /// The bike with this id if `owner` owns it; another owner's bike is indistinguishable from none.
+    func find(id: String, owner: String, in db: any SQLDatabase) async throws -> Bike? {
+        try await db.raw("SELECT \(unsafeRaw: Self.columns) FROM bikes WHERE id = \(bind: id) AND owner_id = \(bind: owner)")
+            .first().map(Self.bike)
+    }
+
+    func update(id: String, owner: String, fields: BikeFields, now: Int64) async throws -> Bike? {
+        try await database.transaction { db in
+            guard let old = try await find(id: id, owner: owner, in: db) else { return nil }
+            let new = fields.applied(to: old)
+            if new.beacon != old.beacon {
+                guard try await beaconHolder(new.beacon, in: db) == nil else { throw Self.beaconTaken }
+            }
+            try await db.raw("""
+                UPDATE bikes SET name = \(bind: new.name), make = \(bind: new.make), model = \(bind: new.model),
+                  colour = \(bind: new.colour), frame_number = \(bind: new.frameNumber),
+                  engine_number = \(bind: new.engineNumber), notes = \(bind: new.notes),
+                  beacon_uuid = \(bind: new.beacon.uuid.uuidString), beacon_major = \(bind: Int(new.beacon.major)),
+                  beacon_minor = \(bind: Int(new.beacon.minor)), updated_ms = \(bind: now)
+                WHERE id = \(bind: id)
+                """).run()
+            if old.missing, new.beacon != old.beacon || new.description != old.description {
+                try await missingList.recordChange(of: [old.beacon, new.beacon], in: db)
+            }
+            return try await find(id: id, owner: owner, in: db)
+        }
+    }
+
+    func delete(id: String, owner: String) async throws -> Bool {
+        try await database.transaction { db in
+            guard let bike = try await find(id: id, owner: owner, in: db) else { return false }
+            try await db.raw("DELETE FROM bikes WHERE id = \(bind: id)").run()
+            if bike.missing { try await missingList.recordChange(of: [bike.beacon], in: db) }
+            return true
+        }
+    }
+
+    /// Puts the bike on (or takes it off) the missing list; repeating either is harmless and changes no version.
+    func setMissing(id: String, owner: String, missing: Bool, now: Int64) async throws -> Bike? {
+        try await database.transaction { db in
+            guard let bike = try await find(id: id, owner: owner, in: db) else { return nil }
+            guard bike.missing != missing else { return bike }
+            let since: Int64? = missing ? now : nil
+            try await db.raw("UPDATE bikes SET missing_since_ms = \(bind: since), updated_ms = \(bind: now) WHERE id = \(bind: id)").run()
+            try await missingList.recordChange(of: [bike.beacon], in: db)
+            return try await find(id: id, owner: owner, in: db)
+        }
+    }
+
+    static let beaconTaken = APIError(.conflict, "beacon_taken",
+        "this beacon already belongs to a bike; a beacon can be on one bike only")
+
+    private func beaconHolder(_ beacon: BeaconID, in db: any SQLDatabase) async throws -> String? {
+        try await db.raw("""
+            SELECT id FROM bikes WHERE beacon_uuid = \(bind: beacon.uuid.uuidString)
+              AND beacon_major = \(bind: Int(beacon.major)) AND beacon_minor = \(bind: Int(beacon.minor))
+            """).first()?.decode(column: "id", as: String.self)
+    }
+
+    static func bike(_ row: any SQLRow) throws -> Bike {
+        guard let beacon = try MissingListStore.beacon(row) else {
+            throw StorageError.corruptRow("bikes row holds an invalid beacon")
+        }
+        let missingSince = try row.decode(column: "missing_since_ms", as: Int64?.self)
+        return Bike(
+            id: try row.decode(column: "id", as: String.self),
+            name: try row.decode(column: "name", as: String.self),
+            make: try row.decode(column: "make", as: String.self),
+            model: try row.decode(column: "model", as: String.self),
+            colour: try row.decode(column: "colour", as: String.self),
+            frameNumber: try row.decode(column: "frame_number", as: String.self),
+            engineNumber: try row.decode(column: "engine_number", as: String.self),
+            notes: try row.decode(column: "notes", as: String.self),
+            beacon: beacon,
+            missing: missingSince != nil,
+            missingSince: missingSince.map { Timestamp.format(milliseconds: $0) },
+            createdAt: Timestamp.format(milliseconds: try row.decode(column: "created_ms", as: Int64.self)),
+            updatedAt: Timestamp.format(milliseconds: try row.decode(column: "updated_ms", as: Int64.self)))
+    }
+}

@@ -1,0 +1,99 @@
+import AsyncKit
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresKit
+import SQLKit
+import SQLiteKit
+
+/// One query layer (sql-kit) over either SQLite or PostgreSQL, with sessions and transactions.
+///
+/// SQLite gets exactly one connection: writers to one file serialise anyway, and a single
+/// connection makes `BEGIN … COMMIT` safe without busy retries. PostgreSQL gets a pool, and
+/// several server processes may share it.
+public final class Database: Sendable {
+    public enum Flavor: String, Sendable { case sqlite, postgres }
+
+    public let flavor: Flavor
+    public let url: DatabaseURL
+    private let pools: Pools
+    private let logger: Logger
+
+    public init(url: DatabaseURL, logger: Logger, maxConnections: Int = 8) throws {
+        self.url = url
+        self.logger = logger
+        switch url {
+        case let .sqlite(path):
+            flavor = .sqlite
+            let source = SQLiteConnectionSource(configuration: .init(storage: .file(path: path), enableForeignKeys: true))
+            pools = .sqlite(Box(EventLoopConnectionPool(
+                source: source, maxConnections: 1, requestTimeout: .seconds(30), pruneInterval: nil, logger: logger,
+                on: MultiThreadedEventLoopGroup.singleton.next())))
+        case let .postgres(text):
+            flavor = .postgres
+            let configuration = try SQLPostgresConfiguration(url: text)
+            let source = PostgresConnectionSource(sqlConfiguration: configuration)
+            pools = .postgres(Box(EventLoopGroupConnectionPool(
+                source: source, maxConnectionsPerEventLoop: max(1, maxConnections / System.coreCount),
+                requestTimeout: .seconds(30), pruneInterval: nil, logger: logger, on: MultiThreadedEventLoopGroup.singleton)))
+        }
+    }
+
+    /// Runs `body` on one connection held for its whole duration.
+    public func withSession<R: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        switch pools {
+        case let .sqlite(box):
+            let connection = try await box.pool.requestConnection(logger: logger).get()
+            defer { box.pool.releaseConnection(connection, logger: logger) }
+            return try await body(connection.sql())
+        case let .postgres(box):
+            let connection = try await box.pool.requestConnection(logger: logger).get()
+            defer { box.pool.releaseConnection(connection, logger: logger) }
+            return try await body(connection.sql())
+        }
+    }
+
+    /// Runs `body` inside one transaction: everything it writes is committed together or not at all.
+    public func transaction<R: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        try await withSession { db in
+            try await db.raw("BEGIN").run()
+            do {
+                let result = try await body(db)
+                try await db.raw("COMMIT").run()
+                return result
+            } catch {
+                try? await db.raw("ROLLBACK").run()
+                throw error
+            }
+        }
+    }
+
+    public func shutdown() async {
+        switch pools {
+        case let .sqlite(box): try? await box.pool.close().get()
+        case let .postgres(box): try? await box.pool.shutdownAsync()
+        }
+    }
+
+    private enum Pools: Sendable {
+        case sqlite(Box<EventLoopConnectionPool<SQLiteConnectionSource>>)
+        case postgres(Box<EventLoopGroupConnectionPool<PostgresConnectionSource>>)
+    }
+
+    /// async-kit's pools are thread-safe (every call hops to the pool's event loop) but not marked Sendable.
+    private final class Box<Pool>: @unchecked Sendable {
+        let pool: Pool
+        init(_ pool: Pool) { self.pool = pool }
+    }
+}
+
+/// The database held something the server cannot read back; a bug or a manual edit, never client input.
+public enum StorageError: Error, CustomStringConvertible {
+    case corruptRow(String)
+
+    public var description: String {
+        switch self {
+        case let .corruptRow(what): "the database holds a row the server cannot read: \(what)"
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Beacon
+import Foundation
+import SQLKit
+
+/// What an owner is told when their missing bike arrives at or leaves a sentinel.
+struct NotificationEvent: Codable, Sendable, Equatable {
+    var type: String
+    var sightingId: String
+    var bikeId: String
+    var bikeName: String
+    var event: String
+    var time: String
+    var beacon: BeaconID
+    var zone: String
+    var rssi: Int
+    var distance: Double?
+    var sentinel: String
+    var latitude: Double
+    var longitude: Double
+}
+
+/// A stored event with its position in the owner's stream.
+struct StoredEvent: Sendable, Equatable {
+    var id: Int64
+    var payload: String
+}
+
+/// Owners' events, kept in the database so streams can resume (`Last-Event-ID`) and webhook
+/// deliveries survive a restart.
+enum EventStore {
+    /// Appends an event and, when the owner has a webhook, queues its delivery. Call inside the sighting's transaction.
+    static func append(_ event: NotificationEvent, account: String, now: Int64, in db: any SQLDatabase) async throws {
+        let payload = String(decoding: try JSONResponse.encoder.encode(event), as: UTF8.self)
+        guard let id = try await db.raw("""
+            INSERT INTO events (account_id, payload, created_ms) VALUES (\(bind: account), \(bind: payload), \(bind: now))
+            RETURNING id
+            """).first()?.decode(column: "id", as: Int64.self)
+        else { throw StorageError.corruptRow("events insert returned no id") }
+        if let webhook = try await AccountStore.webhook(accountID: account, in: db) {
+            try await db.raw("""
+                INSERT INTO deliveries (event_id, url, secret, attempts, next_attempt_ms)
+                VALUES (\(bind: id), \(bind: webhook.url), \(bind: webhook.secret), \(bind: 0), \(bind: now))
+                """).run()
+        }
+    }
+
+    /// The owner's events after `id`, oldest first.
+    static func events(account: String, after id: Int64, limit: Int, database: Database) async throws -> [StoredEvent] {
+        try await database.withSession { db in
+            try await db.raw("""
+                SELECT id, payload FROM events WHERE account_id = \(bind: account) AND id > \(bind: id)
+                ORDER BY id LIMIT \(bind: limit)
+                """).all().map { StoredEvent(id: try $0.decode(column: "id", as: Int64.self),
+                                             payload: try $0.decode(column: "payload", as: String.self)) }
+        }
+    }
+
+    static func latestID(account: String, database: Database) async throws -> Int64 {
+        try await database.withSession { db in
+            try await db.raw("SELECT MAX(id) AS id FROM events WHERE account_id = \(bind: account)")
+                .first()?.decode(column: "id", as: Int64?.self) ?? 0
+        }
+    }
+}

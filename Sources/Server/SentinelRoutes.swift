@@ -1,0 +1,52 @@
+import Foundation
+import Hummingbird
+
+/// What sentinels call: the missing list (with ETag and deltas) and sighting batches.
+enum SentinelRoutes {
+    static func etag(version: Int64) -> String { "\"v\(version)\"" }
+
+    static func add(to router: Router<AppContext>, state: ServerState) {
+        router.get("/v1/missing") { request, _ in
+            _ = try await state.auth.sentinel(request)
+            if let sinceText = request.uri.queryParameters.get("since") {
+                guard let since = Int64(sinceText), since >= 0 else { throw APIError.invalid("'since' must be a list version (an integer ≥ 0)") }
+                if let delta = try await state.missingList.delta(since: since) {
+                    return try JSONResponse.make(MissingDeltaJSON(delta))
+                }
+            } else if let match = request.headers[.ifNoneMatch] {
+                // Cheap path for the common poll: one indexed read of the version.
+                let tag = etag(version: try await state.missingList.version())
+                if matches(match, tag) { return Response(status: .notModified, headers: [.eTag: tag]) }
+            }
+            let (version, bikes) = try await state.missingList.full()
+            let list = MissingListJSON(version: version, beacons: bikes.map(MissingBeaconJSON.init))
+            return try JSONResponse.make(list, headers: [.eTag: etag(version: version), .cacheControl: "no-cache"])
+        }
+
+        router.post("/v1/sightings") { request, context in
+            let sentinel = try await state.auth.sentinel(request)
+            guard await state.sentinelLimiter.allow(sentinel.id, now: state.now) else {
+                throw APIError(.tooManyRequests, "rate_limited", "this sentinel sends too often; wait a second and send larger batches",
+                               headers: [.retryAfter: "1"])
+            }
+            let batch = try await JSONResponse.decode(SightingBatchJSON.self, from: request, context: context)
+            guard batch.sightings.count <= SightingValidation.maxBatch else {
+                throw APIError(.contentTooLarge, "batch_too_large", "send at most \(SightingValidation.maxBatch) sightings per request")
+            }
+            let (valid, invalid) = SightingValidation.validate(batch.sightings)
+            let result = try await state.sightings.ingest(valid, from: sentinel, now: state.now)
+            await state.broker.published(to: result.notifiedAccounts)
+            let rejected = invalid + result.rejected
+            state.metrics.countSightings(accepted: result.accepted, duplicates: result.duplicates, rejected: rejected.count)
+            return try JSONResponse.make(SightingResultJSON(accepted: result.accepted, duplicates: result.duplicates, rejected: rejected))
+        }
+    }
+
+    /// `If-None-Match` holds `*` or a comma-separated list of entity tags (weak ones never match strongly).
+    static func matches(_ header: String, _ tag: String) -> Bool {
+        header.split(separator: ",").contains { candidate in
+            let candidate = candidate.trimmingCharacters(in: .whitespaces)
+            return candidate == "*" || candidate == tag
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import SQLKit
+
+/// An enrolled sentinel: where it stands (every sighting it reports is placed there) and whether it was revoked.
+public struct Sentinel: Sendable, Equatable, Codable {
+    public var id: String
+    public var name: String
+    public var latitude: Double
+    public var longitude: Double
+    public var createdMilliseconds: Int64
+    public var revokedMilliseconds: Int64?
+}
+
+public enum SentinelError: Error, CustomStringConvertible, Equatable {
+    case nameTaken(String)
+    case notFound(String)
+    case invalid(String)
+
+    public var description: String {
+        switch self {
+        case let .nameTaken(name): "a sentinel named '\(name)' exists already; pick another name or revoke it first"
+        case let .notFound(name): "no sentinel named '\(name)'; 'sentinels list' shows the enrolled ones"
+        case let .invalid(why): why
+        }
+    }
+}
+
+/// Sentinels in the database, for the operator's CLI and for token checks.
+public struct SentinelStore: Sendable {
+    let database: Database
+
+    public init(database: Database) { self.database = database }
+
+    /// Enrols a sentinel and returns it with its token; the token is shown once and stored only as a digest.
+    public func add(name: String, latitude: Double, longitude: Double, now: Int64) async throws -> (Sentinel, token: String) {
+        let name = name.trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, name.count <= 100 else { throw SentinelError.invalid("a sentinel needs a name of 1 to 100 characters") }
+        guard latitude.isFinite, (-90...90).contains(latitude) else { throw SentinelError.invalid("latitude must be between -90 and 90") }
+        guard longitude.isFinite, (-180...180).contains(longitude) else { throw SentinelError.invalid("longitude must be between -180 and 180") }
+        let token = Tokens.make(prefix: Tokens.sentinelPrefix)
+        let sentinel = Sentinel(id: Tokens.id(), name: name, latitude: latitude, longitude: longitude,
+                                createdMilliseconds: now, revokedMilliseconds: nil)
+        try await database.transaction { db in
+            guard try await db.raw("SELECT id FROM sentinels WHERE name = \(bind: name)").first() == nil else {
+                throw SentinelError.nameTaken(name)
+            }
+            try await db.raw("""
+                INSERT INTO sentinels (id, name, token_hash, latitude, longitude, revoked_ms, created_ms)
+                VALUES (\(bind: sentinel.id), \(bind: name), \(bind: Tokens.digest(token)), \(bind: latitude),
+                  \(bind: longitude), NULL, \(bind: now))
+                """).run()
+        }
+        return (sentinel, token)
+    }
+
+    public func list() async throws -> [Sentinel] {
+        try await database.withSession { db in
+            try await db.raw("SELECT id, name, latitude, longitude, created_ms, revoked_ms FROM sentinels ORDER BY name").all().map(Self.sentinel)
+        }
+    }
+
+    /// Revokes the sentinel: its token stops working at once. Its past sightings stay.
+    public func revoke(name: String, now: Int64) async throws {
+        try await database.transaction { db in
+            guard try await db.raw("SELECT id FROM sentinels WHERE name = \(bind: name)").first() != nil else {
+                throw SentinelError.notFound(name)
+            }
+            try await db.raw("UPDATE sentinels SET revoked_ms = \(bind: now) WHERE name = \(bind: name) AND revoked_ms IS NULL").run()
+        }
+    }
+
+    func find(tokenDigest: String) async throws -> Sentinel? {
+        try await database.withSession { db in
+            try await db.raw("SELECT id, name, latitude, longitude, created_ms, revoked_ms FROM sentinels WHERE token_hash = \(bind: tokenDigest)")
+                .first().map(Self.sentinel)
+        }
+    }
+
+    static func sentinel(_ row: any SQLRow) throws -> Sentinel {
+        Sentinel(id: try row.decode(column: "id", as: String.self),
+                 name: try row.decode(column: "name", as: String.self),
+                 latitude: try row.decode(column: "latitude", as: Double.self),
+                 longitude: try row.decode(column: "longitude", as: Double.self),
+                 createdMilliseconds: try row.decode(column: "created_ms", as: Int64.self),
+                 revokedMilliseconds: try row.decode(column: "revoked_ms", as: Int64?.self))
+    }
+}

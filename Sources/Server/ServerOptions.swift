@@ -1,0 +1,48 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Everything about a server instance that is not the database: where it listens, and the
+/// policies tests and benchmarks turn down or up.
+public struct ServerOptions: Sendable {
+    public var host: String
+    public var port: Int
+    /// bcrypt work factor; 12 in production, lower only in tests.
+    public var bcryptCost: UInt8
+    public var loginThrottle: LoginThrottle
+    /// Requests per sentinel to `POST /v1/sightings`, per server process.
+    public var sentinelRateLimit: RateLimit
+    /// Missing-list versions of change log kept for deltas; older `since` values get the full list.
+    public var deltaRetention: Int64
+    public var webhookBackoff: Backoff
+    /// The wall clock in epoch milliseconds; injected so tests control time-based policies.
+    public var now: @Sendable () -> Int64
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        bcryptCost: UInt8 = 12,
+        loginThrottle: LoginThrottle = LoginThrottle(),
+        sentinelRateLimit: RateLimit = RateLimit(perSecond: 10, burst: 30),
+        deltaRetention: Int64 = 10_000,
+        webhookBackoff: Backoff = Backoff(),
+        now: @escaping @Sendable () -> Int64 = ServerOptions.wallClock
+    ) {
+        self.host = host
+        self.port = port
+        self.bcryptCost = bcryptCost
+        self.loginThrottle = loginThrottle
+        self.sentinelRateLimit = sentinelRateLimit
+        self.deltaRetention = deltaRetention
+        self.webhookBackoff = webhookBackoff
+        self.now = now
+    }
+
+    @Sendable public static func wallClock() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+    }
+}

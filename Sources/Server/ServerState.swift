@@ -1,0 +1,21 @@
+import AsyncHTTPClient
+import Logging
+
+/// What every route needs, built once per server instance.
+struct ServerState: Sendable {
+    let database: Database
+    let options: ServerOptions
+    let metrics: ServerMetrics
+    let broker: EventBroker
+    let sentinelLimiter: RateLimiter
+    let logger: Logger
+    /// A bcrypt hash of a random string at the configured cost, checked when no account matches so failed logins take equal time.
+    let dummyPasswordHash: String
+
+    var auth: Authenticator { Authenticator(database: database) }
+    var accounts: AccountStore { AccountStore(database: database) }
+    var missingList: MissingListStore { MissingListStore(database: database, retention: options.deltaRetention) }
+    var bikes: BikeStore { BikeStore(database: database, missingList: missingList) }
+    var sightings: SightingStore { SightingStore(database: database) }
+    var now: Int64 { options.now() }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Sightings as CSV (for spreadsheets) and GeoJSON (for maps). Pure.
+enum SightingExport {
+    static let csvHeader = ["id", "time", "event", "zone", "rssi", "distance", "latitude", "longitude", "sentinel",
+                            "uuid", "major", "minor", "firstSeen", "lastSeen", "receivedAt"]
+
+    static func csv(_ sightings: [SightingJSON]) -> String {
+        var lines = [csvHeader.joined(separator: ",")]
+        for s in sightings {
+            let fields = [s.id, s.time, s.event, s.zone, String(s.rssi), s.distance.map { String($0) } ?? "",
+                          String(s.latitude), String(s.longitude), s.sentinel, s.beacon.uuid.uuidString,
+                          String(s.beacon.major), String(s.beacon.minor), s.firstSeen, s.lastSeen, s.receivedAt]
+            lines.append(fields.map(field).joined(separator: ","))
+        }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// RFC 4180 quoting; a leading formula character is defused so a sentinel name cannot run in a spreadsheet.
+    static func field(_ value: String) -> String {
+        var value = value
+        if let first = value.first, "=+-@".contains(first), Double(value) == nil { value = "'" + value }
+        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
+        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    struct FeatureCollection: Encodable {
+        var type = "FeatureCollection"
+        var features: [Feature]
+    }
+
+    struct Feature: Encodable {
+        var type = "Feature"
+        var geometry: Point
+        var properties: SightingJSON
+    }
+
+    struct Point: Encodable {
+        var type = "Point"
+        /// GeoJSON order: longitude, latitude.
+        var coordinates: [Double]
+    }
+
+    static func geoJSON(_ sightings: [SightingJSON]) throws -> [UInt8] {
+        let collection = FeatureCollection(features: sightings.map {
+            Feature(geometry: Point(coordinates: [$0.longitude, $0.latitude]), properties: $0)
+        })
+        return Array(try JSONResponse.encoder.encode(collection))
+    }
+}

@@ -1,0 +1,179 @@
+import Beacon
+import Foundation
+import SQLKit
+
+/// A stored sighting as owners see it.
+struct SightingJSON: Codable, Sendable, Equatable {
+    var id: String
+    var clientId: String
+    var bikeId: String
+    var beacon: BeaconID
+    var event: String
+    var time: String
+    var firstSeen: String
+    var lastSeen: String
+    var rssi: Int
+    var distance: Double?
+    var zone: String
+    var latitude: Double
+    var longitude: Double
+    var sentinel: String
+    var receivedAt: String
+}
+
+struct SightingPageJSON: Codable, Sendable {
+    var sightings: [SightingJSON]
+    /// Pass as `?cursor=` for the next (older) page; absent on the last page.
+    var nextCursor: String?
+}
+
+/// The keyset position after a sighting in newest-first order: `TIME_MS~ID`.
+struct SightingCursor: Sendable, Equatable {
+    var time: Int64
+    var id: String
+
+    init(time: Int64, id: String) {
+        self.time = time
+        self.id = id
+    }
+
+    init?(_ text: String) {
+        let parts = text.split(separator: "~", maxSplits: 1)
+        guard parts.count == 2, let time = Int64(parts[0]), !parts[1].isEmpty, parts[1].count <= 64 else { return nil }
+        self.init(time: time, id: String(parts[1]))
+    }
+
+    var text: String { "\(time)~\(id)" }
+}
+
+/// Sightings in the database: idempotent batch ingest and owners' paged reads.
+struct SightingStore: Sendable {
+    let database: Database
+
+    struct IngestResult: Sendable {
+        var accepted: Int
+        var duplicates: Int
+        var rejected: [Rejection]
+        /// Accounts that got new events, to wake their streams and webhook deliveries.
+        var notifiedAccounts: Set<String>
+    }
+
+    /// Stores the sightings of missing bikes; a client id this sentinel sent before counts as a duplicate.
+    func ingest(_ sightings: [NewSighting], from sentinel: Sentinel, now: Int64) async throws -> IngestResult {
+        guard !sightings.isEmpty else { return IngestResult(accepted: 0, duplicates: 0, rejected: [], notifiedAccounts: []) }
+        return try await database.transaction { db in
+            let seenBefore = Set(try await db.raw("""
+                SELECT client_id FROM sightings WHERE sentinel_id = \(bind: sentinel.id)
+                  AND client_id IN (\(binds: sightings.map(\.clientID)))
+                """).all().map { try $0.decode(column: "client_id", as: String.self) })
+            let fresh = sightings.filter { !seenBefore.contains($0.clientID) }
+            let bikes = try await missingBikes(for: Set(fresh.map(\.beacon)), in: db)
+
+            var rejected: [Rejection] = []
+            var rows: [(NewSighting, MissingBikeRow, String)] = []
+            for sighting in fresh {
+                guard let bike = bikes[sighting.beacon] else {
+                    rejected.append(Rejection(id: sighting.rawID, reason: "beacon \(sighting.beacon) is not on the missing list"))
+                    continue
+                }
+                rows.append((sighting, bike, Tokens.id()))
+            }
+            var inserted = Set<String>()
+            if !rows.isEmpty {
+                let insert = db.insert(into: "sightings").columns(
+                    "id", "sentinel_id", "client_id", "bike_id", "beacon_uuid", "beacon_major", "beacon_minor", "event",
+                    "time_ms", "first_seen_ms", "last_seen_ms", "rssi", "distance", "zone", "latitude", "longitude", "received_ms")
+                for (s, bike, id) in rows {
+                    insert.values([
+                        id, sentinel.id, s.clientID, bike.id, s.beacon.uuid.uuidString, Int(s.beacon.major), Int(s.beacon.minor),
+                        s.event.rawValue, s.time, s.firstSeen, s.lastSeen, s.rssi, s.distance, s.zone,
+                        sentinel.latitude, sentinel.longitude, now,
+                    ] as [any Encodable & Sendable])
+                }
+                // A concurrent retry of the same batch may have won the race: the unique key keeps one copy.
+                inserted = Set(try await insert.ignoringConflicts(with: ["sentinel_id", "client_id"])
+                    .returning("client_id").all().map { try $0.decode(column: "client_id", as: String.self) })
+            }
+            var notified = Set<String>()
+            for (s, bike, id) in rows where inserted.contains(s.clientID) && s.event.notifies {
+                let event = NotificationEvent(
+                    type: "sighting", sightingId: id, bikeId: bike.id, bikeName: bike.name, event: s.event.rawValue,
+                    time: Timestamp.format(milliseconds: s.time), beacon: s.beacon, zone: s.zone, rssi: s.rssi,
+                    distance: s.distance, sentinel: sentinel.name, latitude: sentinel.latitude, longitude: sentinel.longitude)
+                try await EventStore.append(event, account: bike.ownerID, now: now, in: db)
+                notified.insert(bike.ownerID)
+            }
+            return IngestResult(accepted: inserted.count, duplicates: sightings.count - rejected.count - inserted.count,
+                                rejected: rejected, notifiedAccounts: notified)
+        }
+    }
+
+    struct MissingBikeRow: Sendable {
+        var id: String
+        var ownerID: String
+        var name: String
+    }
+
+    private func missingBikes(for beacons: Set<BeaconID>, in db: any SQLDatabase) async throws -> [BeaconID: MissingBikeRow] {
+        guard !beacons.isEmpty else { return [:] }
+        let uuids = Array(Set(beacons.map(\.uuid.uuidString)))
+        let rows = try await db.raw("""
+            SELECT id, owner_id, name, beacon_uuid, beacon_major, beacon_minor FROM bikes
+            WHERE missing_since_ms IS NOT NULL AND beacon_uuid IN (\(binds: uuids))
+            """).all()
+        var result: [BeaconID: MissingBikeRow] = [:]
+        for row in rows {
+            guard let beacon = try MissingListStore.beacon(row), beacons.contains(beacon) else { continue }
+            result[beacon] = MissingBikeRow(id: try row.decode(column: "id", as: String.self),
+                                            ownerID: try row.decode(column: "owner_id", as: String.self),
+                                            name: try row.decode(column: "name", as: String.self))
+        }
+        return result
+    }
+
+    /// A page of one bike's sightings, newest first, starting after `cursor`.
+    func page(bikeID: String, after cursor: SightingCursor?, limit: Int) async throws -> SightingPageJSON {
+        try await database.withSession { db in
+            let rows: [any SQLRow]
+            if let cursor {
+                rows = try await db.raw("""
+                    SELECT s.*, t.name AS sentinel_name FROM sightings s JOIN sentinels t ON t.id = s.sentinel_id
+                    WHERE s.bike_id = \(bind: bikeID)
+                      AND (s.time_ms < \(bind: cursor.time) OR (s.time_ms = \(bind: cursor.time) AND s.id < \(bind: cursor.id)))
+                    ORDER BY s.time_ms DESC, s.id DESC LIMIT \(bind: limit + 1)
+                    """).all()
+            } else {
+                rows = try await db.raw("""
+                    SELECT s.*, t.name AS sentinel_name FROM sightings s JOIN sentinels t ON t.id = s.sentinel_id
+                    WHERE s.bike_id = \(bind: bikeID) ORDER BY s.time_ms DESC, s.id DESC LIMIT \(bind: limit + 1)
+                    """).all()
+            }
+            let sightings = try rows.prefix(limit).map(Self.sighting)
+            var next: String?
+            if rows.count > limit, let last = sightings.last, let time = Timestamp.parse(last.time) {
+                next = SightingCursor(time: time, id: last.id).text
+            }
+            return SightingPageJSON(sightings: sightings, nextCursor: next)
+        }
+    }
+
+    static func sighting(_ row: any SQLRow) throws -> SightingJSON {
+        guard let beacon = try MissingListStore.beacon(row) else { throw StorageError.corruptRow("sightings row holds an invalid beacon") }
+        return SightingJSON(
+            id: try row.decode(column: "id", as: String.self),
+            clientId: try row.decode(column: "client_id", as: String.self),
+            bikeId: try row.decode(column: "bike_id", as: String.self),
+            beacon: beacon,
+            event: try row.decode(column: "event", as: String.self),
+            time: Timestamp.format(milliseconds: try row.decode(column: "time_ms", as: Int64.self)),
+            firstSeen: Timestamp.format(milliseconds: try row.decode(column: "first_seen_ms", as: Int64.self)),
+            lastSeen: Timestamp.format(milliseconds: try row.decode(column: "last_seen_ms", as: Int64.self)),
+            rssi: try row.decode(column: "rssi", as: Int.self),
+            distance: try row.decode(column: "distance", as: Double?.self),
+            zone: try row.decode(column: "zone", as: String.self),
+            latitude: try row.decode(column: "latitude", as: Double.self),
+            longitude: try row.decode(column: "longitude", as: Double.self),
+            sentinel: try row.decode(column: "sentinel_name", as: String.self),
+            receivedAt: Timestamp.format(milliseconds: try row.decode(column: "received_ms", as: Int64.self)))
+    }
+}

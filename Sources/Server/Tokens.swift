@@ -1,0 +1,34 @@
+import Crypto
+import Foundation
+
+/// Bearer tokens: random, prefixed by kind, and stored only as a SHA-256 digest so a leaked
+/// database does not hand out working tokens.
+enum Tokens {
+    static let ownerPrefix = "bbo_"
+    static let sentinelPrefix = "bbs_"
+
+    static func make(prefix: String) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return prefix + Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func digest(_ token: String) -> String {
+        hex(SHA256.hash(data: Data(token.utf8)))
+    }
+
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// A new random identifier for rows the server creates.
+    static func id() -> String { UUID().uuidString.lowercased() }
+}

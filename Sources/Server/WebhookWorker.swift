@@ -1,0 +1,120 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import SQLKit
+import ServiceLifecycle
+
+/// Delivers queued webhook events: POSTs the JSON with its signature, and on failure schedules
+/// the next attempt with backoff. The queue lives in the database, so a restart loses nothing.
+/// Delivery is at least once; receivers can drop repeats by the `BikeBeacon-Event-ID` header.
+struct WebhookWorker: Service {
+    let database: Database
+    let broker: EventBroker
+    let backoff: Backoff
+    let httpClient: HTTPClient
+    let logger: Logger
+    let now: @Sendable () -> Int64
+
+    static let timeout: TimeAmount = .seconds(10)
+
+    func run() async throws {
+        // Stop between deliveries when the server shuts down; undelivered events stay queued in the database.
+        await cancelWhenGracefulShutdown { await loop() }
+    }
+
+    private func loop() async {
+        var seen = -1
+        var idle = 0
+        while !Task.isCancelled {
+            let generation = await broker.deliveries()
+            // Check the queue when woken, and on a slow poll for retries coming due or other processes' events.
+            if generation != seen || idle >= 10 {
+                seen = generation
+                idle = 0
+                do {
+                    try await deliverDue()
+                } catch {
+                    logger.error("webhook queue check failed: \(error); retrying shortly")
+                }
+            } else {
+                idle += 1
+            }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    struct Due: Sendable {
+        var eventID: Int64
+        var url: String
+        var secret: String
+        var attempts: Int
+        var payload: String
+    }
+
+    func deliverDue() async throws {
+        let dueTime = now()
+        let due = try await database.withSession { db in
+            try await db.raw("""
+                SELECT d.event_id AS event_id, d.url AS url, d.secret AS secret, d.attempts AS attempts, e.payload AS payload
+                FROM deliveries d JOIN events e ON e.id = d.event_id
+                WHERE d.delivered_ms IS NULL AND d.failed_ms IS NULL AND d.next_attempt_ms <= \(bind: dueTime)
+                ORDER BY d.next_attempt_ms LIMIT 50
+                """).all().map { row in
+                Due(eventID: try row.decode(column: "event_id", as: Int64.self), url: try row.decode(column: "url", as: String.self),
+                    secret: try row.decode(column: "secret", as: String.self), attempts: try row.decode(column: "attempts", as: Int.self),
+                    payload: try row.decode(column: "payload", as: String.self))
+            }
+        }
+        for item in due { await deliver(item) }
+    }
+
+    private func deliver(_ item: Due) async {
+        let body = Array(item.payload.utf8)
+        var request = HTTPClientRequest(url: item.url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: WebhookSignature.header, value: WebhookSignature.sign(body: body, secret: item.secret))
+        request.headers.add(name: "BikeBeacon-Event-ID", value: String(item.eventID))
+        request.body = .bytes(ByteBuffer(bytes: body))
+        var failure: String?
+        do {
+            let response = try await httpClient.execute(request, timeout: Self.timeout)
+            _ = try? await response.body.collect(upTo: 64 * 1024)
+            if !(200..<300).contains(response.status.code) { failure = "receiver answered \(response.status.code)" }
+        } catch {
+            failure = "\(error)"
+        }
+        let attempts = item.attempts + 1
+        let time = now()
+        let outcome = failure
+        do {
+            try await database.withSession { db in
+                if let failure = outcome {
+                    if let delay = backoff.delay(afterFailedAttempts: attempts) {
+                        try await db.raw("""
+                            UPDATE deliveries SET attempts = \(bind: attempts), next_attempt_ms = \(bind: time + delay),
+                              last_error = \(bind: failure) WHERE event_id = \(bind: item.eventID)
+                            """).run()
+                    } else {
+                        try await db.raw("""
+                            UPDATE deliveries SET attempts = \(bind: attempts), failed_ms = \(bind: time),
+                              last_error = \(bind: failure) WHERE event_id = \(bind: item.eventID)
+                            """).run()
+                    }
+                } else {
+                    try await db.raw("""
+                        UPDATE deliveries SET attempts = \(bind: attempts), delivered_ms = \(bind: time)
+                        WHERE event_id = \(bind: item.eventID)
+                        """).run()
+                }
+            }
+        } catch {
+            logger.error("could not record webhook delivery of event \(item.eventID): \(error)")
+        }
+        if let failure {
+            logger.warning("webhook delivery of event \(item.eventID) to \(item.url) failed (attempt \(attempts)): \(failure)")
+        }
+    }
+}

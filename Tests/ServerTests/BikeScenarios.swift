@@ -1,0 +1,45 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import Server
+
+/// Bikes: create, read, change, delete; one bike per beacon.
+enum BikeScenarios {
+    static func crud(_ backend: Backend) async throws {
+        try await Harness.make(backend).run { client in
+            let token = try await client.owner("ann@example.org")
+            let bike = try await client.bike(token)
+            #expect(bike.name == "Commuter" && bike.make == "Brompton" && !bike.missing)
+            #expect(bike.beacon.description == "\(Fixture.beaconA):1:25626")
+            #expect(Timestamp.parse(bike.createdAt) != nil)
+
+            let list = try client.decode(BikeRoutes.BikeListJSON.self, try await client.send(.get, "/v1/bikes", token: token))
+            #expect(list.bikes.map(\.id) == [bike.id])
+            #expect(try client.decode(Bike.self, try await client.send(.get, "/v1/bikes/\(bike.id)", token: token)) == bike)
+
+            let patched = try await client.send(.patch, "/v1/bikes/\(bike.id)", token: token, json: ["colour": "black", "notes": "new saddle"])
+            #expect(patched.status == .ok)
+            let changed = try client.decode(Bike.self, patched)
+            #expect(changed.colour == "black" && changed.notes == "new saddle" && changed.make == "Brompton")
+
+            // A beacon belongs to at most one bike, whoever owns the other one.
+            let other = try await client.owner("bob@example.org")
+            expectError(try await client.send(.post, "/v1/bikes", token: other, json: BikeFields(
+                name: "Thief", beacon: bike.beacon)), .conflict, "beacon_taken")
+            let second = try await client.bike(token, name: "Tourer", beacon: Fixture.beaconB, major: 3838, minor: 4949)
+            expectError(try await client.send(.patch, "/v1/bikes/\(second.id)", token: token, json: BikeFields(beacon: bike.beacon)),
+                        .conflict, "beacon_taken")
+
+            expectError(try await client.send(.post, "/v1/bikes", token: token, json: ["name": "No beacon"]), .badRequest)
+            expectError(try await client.send(.post, "/v1/bikes", token: token,
+                                              raw: #"{"name":"x","beacon":{"uuid":"B5B182C7-EAB1-4988-AA99-B5C1517008D9","major":70000,"minor":1}}"#),
+                        .badRequest)
+            expectError(try await client.send(.patch, "/v1/bikes/\(bike.id)", token: token, json: ["name": "  "]), .badRequest)
+
+            #expect(try await client.send(.delete, "/v1/bikes/\(bike.id)", token: token).status == .noContent)
+            expectError(try await client.send(.get, "/v1/bikes/\(bike.id)", token: token), .notFound, "not_found")
+            expectError(try await client.send(.delete, "/v1/bikes/\(bike.id)", token: token), .notFound)
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+@testable import Server
+
+/// The pure pieces: timestamps, throttles, backoff, signatures, validation, CSV.
+@Suite struct CoreTests {
+    @Test func rfc3339RoundTrips() {
+        #expect(Timestamp.parse("1970-01-01T00:00:00Z") == 0)
+        #expect(Timestamp.parse("2026-11-21T22:13:44.5Z") == 1_795_299_224_500)
+        #expect(Timestamp.parse("2026-11-21T23:13:44.500+01:00") == 1_795_299_224_500)
+        #expect(Timestamp.parse("2024-02-29T12:00:00-00:30") == Timestamp.parse("2024-02-29T12:30:00Z"))
+        #expect(Timestamp.format(milliseconds: 1_795_299_224_500) == "2026-11-21T22:13:44.500Z")
+        #expect(Timestamp.format(milliseconds: -1) == "1969-12-31T23:59:59.999Z")
+        for bad in ["", "2026-11-21", "2026-11-21T22:13:44", "2026-13-01T00:00:00Z", "2025-02-29T00:00:00Z",
+                    "2026-11-21T24:00:00Z", "2026-11-21T22:13:44.Z", "2026-11-21T22:13:44+0100", "2026-11-21T22:13:44Zjunk",
+                    "２０２６-11-21T22:13:44Z"] {
+            #expect(Timestamp.parse(bad) == nil, "accepted \(bad)")
+        }
+    }
+
+    @Test func loginThrottleWaitsOutTheWindow() {
+        let throttle = LoginThrottle(maxFailures: 3, windowMilliseconds: 60_000)
+        #expect(throttle.wait(failures: [1_000, 2_000], now: 3_000) == nil)
+        #expect(throttle.wait(failures: [1_000, 2_000, 3_000], now: 4_000) == 57_000)
+        #expect(throttle.wait(failures: [1_000, 2_000, 3_000], now: 61_001) == nil)
+    }
+
+    @Test func tokenBucketRefills() {
+        var bucket = TokenBucket(perSecond: 2, burst: 2, now: 0)
+        // now (ms) → allowed: a burst of two, empty, one token back after 500 ms, and a clock that steps back mints none.
+        let taken = [0, 0, 100, 600, 600, 0].map { bucket.take(now: Int64($0)) }
+        #expect(taken == [true, true, false, true, false, false])
+    }
+
+    @Test func backoffDoublesThenGivesUp() {
+        let backoff = Backoff(baseMilliseconds: 1_000, capMilliseconds: 5_000, maxAttempts: 5)
+        #expect((1...5).map { backoff.delay(afterFailedAttempts: $0) } == [1_000, 2_000, 4_000, 5_000, nil])
+    }
+
+    /// RFC 4231 test case 2.
+    @Test func hmacMatchesRFC4231() {
+        let body = Array("what do ya want for nothing?".utf8)
+        let signature = WebhookSignature.sign(body: body, secret: "Jefe")
+        #expect(signature == "sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        #expect(WebhookSignature.verify(body: body, secret: "Jefe", header: signature.uppercased().replacingOccurrences(of: "SHA256=", with: "sha256=")))
+        #expect(!WebhookSignature.verify(body: body + [0x20], secret: "Jefe", header: signature))
+        #expect(!WebhookSignature.verify(body: body, secret: "Jefe", header: "sha256=zz"))
+    }
+
+    @Test func sightingValidationRejectsEachBadItemAlone() throws {
+        let good = Fixture.sighting(id: "7E57C0DE-0000-4000-8000-000000000001")
+        var late = good
+        late.id = "7E57C0DE-0000-4000-8000-000000000002"
+        late.firstSeen = "2026-11-21T11:00:00Z"
+        var noZone = good
+        noZone.id = "7E57C0DE-0000-4000-8000-000000000003"
+        noZone.zone = "kitchen"
+        // Round-trip through JSON, as the server receives them.
+        let items = try [good, late, noZone, good].map {
+            try JSONDecoder().decode(SightingBatchJSON.LenientItem.self, from: JSONEncoder().encode($0))
+        }
+        let (valid, rejected) = SightingValidation.validate(items)
+        #expect(valid.map(\.clientID) == ["7e57c0de-0000-4000-8000-000000000001"])
+        #expect(rejected.map(\.id) == [late.id, noZone.id].compactMap { $0 })
+        #expect(rejected[0].reason.contains("firstSeen"))
+        let notAnObject = try? JSONDecoder().decode(SightingBatchJSON.self, from: Data(#"{"sightings":[42]}"#.utf8))
+        #expect(notAnObject.map { SightingValidation.validate($0.sightings).rejected.count } == 1)
+    }
+
+    @Test func csvQuotesAndDefusesFormulas() {
+        #expect(SightingExport.field("plain") == "plain")
+        #expect(SightingExport.field("a,b") == "\"a,b\"")
+        #expect(SightingExport.field("say \"hi\"") == "\"say \"\"hi\"\"\"")
+        #expect(SightingExport.field("=HYPERLINK(\"x\")") == "\"'=HYPERLINK(\"\"x\"\")\"")
+        #expect(SightingExport.field("-67") == "-67")
+    }
+
+    @Test func databaseURLs() throws {
+        #expect(try DatabaseURL(parsing: "sqlite://./bikebeacon.sqlite") == .sqlite(path: "./bikebeacon.sqlite"))
+        #expect(try DatabaseURL(parsing: "sqlite:///var/lib/bb.sqlite") == .sqlite(path: "/var/lib/bb.sqlite"))
+        #expect(try DatabaseURL(parsing: "postgres://u:secret@h/db").description == "postgres://u:***@h/db")
+        #expect(throws: DatabaseURLError.self) { try DatabaseURL(parsing: "mysql://x") }
+        #expect(throws: DatabaseURLError.self) { try DatabaseURL(parsing: "sqlite://") }
+    }
+}

@@ -1,0 +1,143 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+@testable import Server
+
+/// Webhooks (signed, retried) and the server-sent-events stream.
+enum NotificationScenarios {
+    /// A local webhook receiver: answers 500 to the first `failFirst` calls, then 204; remembers what it got.
+    actor Receiver {
+        struct Call: Sendable {
+            var body: [UInt8]
+            var signature: String?
+            var eventID: String?
+        }
+        private(set) var calls: [Call] = []
+        let failFirst: Int
+        init(failFirst: Int) { self.failFirst = failFirst }
+
+        func record(_ call: Call) -> Bool {
+            calls.append(call)
+            return calls.count > failFirst
+        }
+    }
+
+    static func receiverApp(_ receiver: Receiver) -> some ApplicationProtocol {
+        let router = Router()
+        router.post("/hook") { request, _ -> HTTPResponse.Status in
+            var request = request
+            let body = try await request.collectBody(upTo: 1 << 20)
+            let ok = await receiver.record(.init(body: Array(body.readableBytesView),
+                                                 signature: request.headers[HTTPField.Name(WebhookSignature.header)!],
+                                                 eventID: request.headers[HTTPField.Name("BikeBeacon-Event-ID")!]))
+            return ok ? .noContent : .internalServerError
+        }
+        return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Harness.logger)
+    }
+
+    static func until(_ seconds: Double, _ condition: @Sendable () async -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while ContinuousClock.now < deadline {
+            if await condition() { return true }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        return await condition()
+    }
+
+    static func webhookDelivery(_ backend: Backend) async throws {
+        let harness = try await Harness.make(backend)
+        let (_, sentinel) = try await harness.sentinel("cafe", latitude: 52.52, longitude: 13.405)
+        let receiver = Receiver(failFirst: 2)
+        try await receiverApp(receiver).test(.live) { receiverClient in
+            let port = try #require(receiverClient.port)
+            try await harness.run { client in
+                let owner = try await client.owner("ann@example.org")
+                let bike = try await client.bike(owner)
+                _ = try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: owner)
+                let set = try await client.send(.put, "/v1/account/webhook", token: owner, json: ["url": "http://127.0.0.1:\(port)/hook"])
+                let webhook = try client.decode(AccountRoutes.WebhookJSON.self, set)
+
+                let batch = Fixture.Batch(sightings: [
+                    Fixture.sighting(event: "arrived", time: "2026-11-21T10:00:00Z"),
+                    Fixture.sighting(event: "present", time: "2026-11-21T10:00:10Z"),
+                ])
+                #expect(try await client.send(.post, "/v1/sightings", token: sentinel, json: batch).status == .ok)
+                // Two failures (500), then delivered on the third attempt after backoff.
+                #expect(try await until(10) { await receiver.calls.count >= 3 })
+                try await Task.sleep(for: .milliseconds(300))
+                let calls = await receiver.calls
+                #expect(calls.count == 3, "only arrived/departed notify, and a delivered event is not sent again")
+                for call in calls {
+                    let signature = try #require(call.signature)
+                    #expect(WebhookSignature.verify(body: call.body, secret: webhook.secret, header: signature))
+                    #expect(!WebhookSignature.verify(body: call.body, secret: "whsec_wrong", header: signature))
+                }
+                #expect(Set(calls.map(\.eventID)).count == 1)
+                let event = try JSONDecoder().decode(NotificationEvent.self, from: Data(try #require(calls.last).body))
+                #expect(event.event == "arrived" && event.bikeId == bike.id && event.sentinel == "cafe")
+                #expect(event.latitude == 52.52 && event.time == "2026-11-21T10:00:00.000Z")
+            }
+        }
+    }
+
+    static func eventStream(_ backend: Backend) async throws {
+        let harness = try await Harness.make(backend)
+        let (_, sentinel) = try await harness.sentinel("cafe")
+        try await harness.run(.live) { client in
+            let port = try #require(client.port)
+            let owner = try await client.owner("ann@example.org")
+            let other = try await client.owner("bob@example.org")
+            let bike = try await client.bike(owner)
+            _ = try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: owner)
+
+            let stream = Task { () -> String in
+                var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/events")
+                request.headers.add(name: "Authorization", value: "Bearer \(owner)")
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))
+                #expect(response.status.code == 200)
+                #expect(response.headers.first(name: "Content-Type") == "text/event-stream")
+                var text = ""
+                for try await chunk in response.body {
+                    text += String(buffer: chunk)
+                    if text.contains("event: sighting"), text.hasSuffix("\n\n") { break }
+                }
+                return text
+            }
+            // The other owner's stream must stay silent.
+            let otherStream = Task { () -> String in
+                var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/events")
+                request.headers.add(name: "Authorization", value: "Bearer \(other)")
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))
+                var text = ""
+                for try await chunk in response.body {
+                    text += String(buffer: chunk)
+                    if text.contains("event:") { break }
+                }
+                return text
+            }
+            try await Task.sleep(for: .milliseconds(400))
+            let batch = Fixture.Batch(sightings: [Fixture.sighting(event: "departed")])
+            #expect(try await client.send(.post, "/v1/sightings", token: sentinel, json: batch).status == .ok)
+            let watchdog = Task {
+                try await Task.sleep(for: .seconds(10))
+                stream.cancel()
+            }
+            let text = try await stream.value
+            watchdog.cancel()
+            #expect(text.hasPrefix(": connected"))
+            let data = try #require(text.split(separator: "\n").first { $0.hasPrefix("data: ") })
+            let event = try JSONDecoder().decode(NotificationEvent.self, from: Data(data.dropFirst("data: ".count).utf8))
+            #expect(event.event == "departed" && event.bikeId == bike.id)
+            #expect(text.contains("id: "))
+            try await Task.sleep(for: .milliseconds(300))
+            otherStream.cancel()
+            let otherText = (try? await otherStream.value) ?? ""
+            #expect(!otherText.contains("event:"))
+            expectError(try await client.send(.get, "/v1/events", token: sentinel), .forbidden)
+        }
+    }
+}

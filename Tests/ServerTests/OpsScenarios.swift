@@ -1,0 +1,45 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import Server
+
+/// Health, Prometheus metrics and the OpenAPI document.
+enum OpsScenarios {
+    static func health(_ backend: Backend) async throws {
+        try await Harness.make(backend).run { client in
+            let health = try await client.send(.get, "/healthz")
+            #expect(health.status == .ok)
+            #expect(try client.decode(OpsRoutes.Health.self, health).database == backend.rawValue)
+        }
+    }
+
+    static func metricsAndOpenAPI(_ backend: Backend) async throws {
+        let harness = try await Harness.make(backend)
+        let (_, sentinel) = try await harness.sentinel()
+        try await harness.run { client in
+            let owner = try await client.owner("ann@example.org")
+            let bike = try await client.bike(owner)
+            _ = try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: owner)
+            _ = try await client.send(.post, "/v1/sightings", token: sentinel,
+                                      json: Fixture.Batch(sightings: [Fixture.sighting(), Fixture.sighting(uuid: Fixture.beaconC)]))
+            _ = try await client.send(.get, "/v1/bikes/\(bike.id)", token: owner)
+            let metrics = try await client.send(.get, "/metrics")
+            #expect(metrics.status == .ok)
+            let text = String(buffer: metrics.body)
+            #expect(text.contains(#"bikebeacon_sightings_total{outcome="accepted"} 1"#))
+            #expect(text.contains(#"bikebeacon_sightings_total{outcome="rejected"} 1"#))
+            // Requests are labelled by route template, never by the raw path.
+            #expect(text.contains(#"route="/v1/bikes/{id}""#))
+            #expect(!text.contains(bike.id))
+
+            let spec = try await client.send(.get, "/openapi.yaml")
+            #expect(spec.status == .ok)
+            let yaml = String(buffer: spec.body)
+            #expect(yaml.hasPrefix("openapi: 3.1.0"))
+            for path in ["/v1/accounts:", "/v1/sessions:", "/v1/bikes/{id}/sightings:", "/v1/missing:", "/v1/sightings:", "/v1/events:"] {
+                #expect(yaml.contains(path), "openapi.yaml lacks \(path)")
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Testing
+
+/// Every scenario on SQLite (always) and on PostgreSQL (when scripts/test started one).
+@Suite("Server on SQLite")
+struct SQLiteServerTests {
+    @Test func accountsAndSessions() async throws { try await AccountScenarios.accountsAndSessions(.sqlite) }
+    @Test func loginThrottle() async throws { try await AccountScenarios.loginThrottle(.sqlite) }
+    @Test func bikes() async throws { try await BikeScenarios.crud(.sqlite) }
+    @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.sqlite) }
+    @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.sqlite) }
+    @Test func sentinelRateLimit() async throws { try await SightingScenarios.sentinelRateLimit(.sqlite) }
+    @Test func authorizationMatrix() async throws { try await AuthorizationScenarios.matrix(.sqlite) }
+    @Test func badInput() async throws { try await BadInputScenarios.refused(.sqlite) }
+    @Test func webhooks() async throws { try await NotificationScenarios.webhookDelivery(.sqlite) }
+    @Test func eventStream() async throws { try await NotificationScenarios.eventStream(.sqlite) }
+    @Test func health() async throws { try await OpsScenarios.health(.sqlite) }
+    @Test func metricsAndOpenAPI() async throws { try await OpsScenarios.metricsAndOpenAPI(.sqlite) }
+}
+
+@Suite("Server on PostgreSQL", .enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
+struct PostgresServerTests {
+    @Test func accountsAndSessions() async throws { try await AccountScenarios.accountsAndSessions(.postgres) }
+    @Test func loginThrottle() async throws { try await AccountScenarios.loginThrottle(.postgres) }
+    @Test func bikes() async throws { try await BikeScenarios.crud(.postgres) }
+    @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.postgres) }
+    @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.postgres) }
+    @Test func sentinelRateLimit() async throws { try await SightingScenarios.sentinelRateLimit(.postgres) }
+    @Test func authorizationMatrix() async throws { try await AuthorizationScenarios.matrix(.postgres) }
+    @Test func badInput() async throws { try await BadInputScenarios.refused(.postgres) }
+    @Test func webhooks() async throws { try await NotificationScenarios.webhookDelivery(.postgres) }
+    @Test func eventStream() async throws { try await NotificationScenarios.eventStream(.postgres) }
+    @Test func health() async throws { try await OpsScenarios.health(.postgres) }
+    @Test func metricsAndOpenAPI() async throws { try await OpsScenarios.metricsAndOpenAPI(.postgres) }
+}
