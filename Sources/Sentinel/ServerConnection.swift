@@ -22,13 +22,13 @@ public struct ServerConnection: Sendable {
     /// Largest answer body read; the full missing list of a big community stays well below it.
     static let maxBody = 64 << 20
 
-    /// Sends one request with the bearer token; returns the status, headers and whole body.
-    func send(_ method: HTTPMethod, _ pathAndQuery: String, headers extra: [(String, String)] = [], json body: Data? = nil)
+    /// Sends one request with the bearer token (none when empty); returns the status, headers and whole body.
+    public func send(_ method: HTTPMethod, _ pathAndQuery: String, headers extra: [(String, String)] = [], json body: Data? = nil)
         async throws -> (status: HTTPResponseStatus, headers: HTTPHeaders, body: ByteBuffer)
     {
         var request = HTTPClientRequest(url: baseURL + pathAndQuery)
         request.method = method
-        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        if !token.isEmpty { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         request.headers.add(name: "Accept", value: "application/json")
         for (name, value) in extra { request.headers.add(name: name, value: value) }
         if let body {
@@ -46,7 +46,7 @@ public struct ServerError: Error, CustomStringConvertible, Sendable {
     public var status: UInt
     public var message: String
 
-    init(status: HTTPResponseStatus, body: ByteBuffer) {
+    public init(status: HTTPResponseStatus, body: ByteBuffer) {
         self.status = status.code
         struct ErrorJSON: Decodable { var error: String?; var message: String? }
         let parsed = try? JSONDecoder().decode(ErrorJSON.self, from: Data(body.readableBytesView))

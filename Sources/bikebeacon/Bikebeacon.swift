@@ -11,6 +11,7 @@ struct Bikebeacon: AsyncParsableCommand {
             ReplayCommand.self,
             RecordCommand.self,
             ScanCommand.self,
+            DemoCommand.self,
             SentinelCommand.self,
             StatusCommand.self,
             BenchCommand.self,
