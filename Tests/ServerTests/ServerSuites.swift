@@ -14,6 +14,7 @@ struct SQLiteServerTests {
     @Test func webhooks() async throws { try await NotificationScenarios.webhookDelivery(.sqlite) }
     @Test func webhookSurvivesRestart() async throws { try await NotificationScenarios.webhookSurvivesRestart(.sqlite) }
     @Test func eventStream() async throws { try await NotificationScenarios.eventStream(.sqlite) }
+    @Test func replicasShareTheDatabase() async throws { try await ReplicaScenarios.sharedDatabase(.sqlite) }
     @Test func health() async throws { try await OpsScenarios.health(.sqlite) }
     @Test func metricsAndOpenAPI() async throws { try await OpsScenarios.metricsAndOpenAPI(.sqlite) }
 }
@@ -31,6 +32,7 @@ struct PostgresServerTests {
     @Test func webhooks() async throws { try await NotificationScenarios.webhookDelivery(.postgres) }
     @Test func webhookSurvivesRestart() async throws { try await NotificationScenarios.webhookSurvivesRestart(.postgres) }
     @Test func eventStream() async throws { try await NotificationScenarios.eventStream(.postgres) }
+    @Test func replicasShareTheDatabase() async throws { try await ReplicaScenarios.sharedDatabase(.postgres) }
     @Test func health() async throws { try await OpsScenarios.health(.postgres) }
     @Test func metricsAndOpenAPI() async throws { try await OpsScenarios.metricsAndOpenAPI(.postgres) }
 }
