@@ -149,6 +149,7 @@ public enum SentinelRunner {
                 try await deliver(replay ? core.replay(advertisement, makeID: { UUID() }) : core.observe(advertisement, makeID: { UUID() }))
             case let .tick(time):
                 lastTime = time
+                await stats.scanner(await scanner.counts())
                 try await deliver(core.tick(at: time, makeID: { UUID() }))
             case .end:
                 return
@@ -229,7 +230,8 @@ public enum SentinelRunner {
             advertisements: snapshot.advertisements, iBeacons: snapshot.iBeacons ?? snapshot.advertisements, matches: snapshot.matches,
             sightingsCreated: snapshot.created, sightingsDelivered: await reporter.delivered, sightingsRejected: await reporter.rejected,
             outboxDepth: (try? await outbox.count()) ?? -1, missingListVersion: registry.version, missingListBikes: registry.count,
-            missingListAgeSeconds: await sync.age(now: time), reporterFailures: await reporter.consecutiveFailures, alarms: snapshot.alarms)
+            missingListAgeSeconds: await sync.age(now: time), reporterFailures: await reporter.consecutiveFailures, alarms: snapshot.alarms,
+            scannerRestarts: snapshot.scannerRestarts)
     }
 }
 
@@ -239,6 +241,7 @@ actor Stats {
         var startedAt: Double
         var advertisements = 0
         var iBeacons: Int?
+        var scannerRestarts = 0
         var matches = 0
         var created = 0
         var alarms = 0
@@ -255,7 +258,10 @@ actor Stats {
 
     func created(_ count: Int) { snapshot.created += count }
     func alarm() { snapshot.alarms += 1 }
-    func scanner(_ counts: ScanCounts) { snapshot.iBeacons = counts.iBeacons }
+    func scanner(_ counts: ScanCounts) {
+        snapshot.iBeacons = counts.iBeacons
+        snapshot.scannerRestarts = counts.restarts
+    }
 }
 
 extension Logger {

@@ -20,6 +20,8 @@ public struct SentinelStatus: Codable, Equatable, Sendable {
     public var missingListAgeSeconds: Double?
     public var reporterFailures: Int
     public var alarms: Int
+    /// Nil in a status written before the field existed.
+    public var scannerRestarts: Int?
 
     public static let fileName = "status.json"
     public static let metricsFileName = "metrics.prom"
@@ -36,6 +38,7 @@ public struct SentinelStatus: Codable, Equatable, Sendable {
             ("bikebeacon_missing_list_age_seconds", "gauge", missingListAgeSeconds.map { String(Int($0)) } ?? "NaN"),
             ("bikebeacon_reporter_consecutive_failures", "gauge", "\(reporterFailures)"),
             ("bikebeacon_alarms_total", "counter", "\(alarms)"),
+            ("bikebeacon_scanner_restarts_total", "counter", "\(scannerRestarts ?? 0)"),
         ]
         return lines.map { "# TYPE \($0.0) \($0.1)\n\($0.0) \($0.2)\n" }.joined()
     }
@@ -54,6 +57,7 @@ public struct SentinelStatus: Codable, Equatable, Sendable {
         outbox: \(outboxDepth) queued\(reporterFailures > 0 ? ", server unreachable for the last \(reporterFailures) attempts" : "")
         missing list: version \(missingListVersion), \(missingListBikes) bikes, \(missingListAgeSeconds.map { "confirmed \(Int($0)) s ago" } ?? "never fetched")
         own-bike alarms: \(alarms)
+        scanner restarts: \(scannerRestarts ?? 0)
         """
     }
 }

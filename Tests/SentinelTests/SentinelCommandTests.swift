@@ -87,6 +87,7 @@ import TestSupport
         #expect(response.status.code == 200)
         #expect(metrics.contains("bikebeacon_matches_total 17\n"))
         #expect(metrics.contains("bikebeacon_outbox_depth \(queued)\n"))
+        #expect(metrics.contains("bikebeacon_scanner_restarts_total 0\n"), "a capture never restarts")
         process.terminate()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
