@@ -10,6 +10,9 @@ public struct ScanCounts: Sendable, Equatable {
     public var otherAdvertisements = 0
     /// Malformed reports or records that were skipped with a log line.
     public var errors = 0
+    /// Times scanning was started again: by the watchdog after a silence, or after bluetoothd
+    /// or the adapter came back. A steady climb means a flaky radio or driver.
+    public var restarts = 0
 
     public init() {}
 }

@@ -8,6 +8,7 @@ struct BenchCommand: AsyncParsableCommand {
             RegistryBenchCommand.self,
             RegionsBenchCommand.self,
             PipelineBenchCommand.self,
+            SentinelBenchCommand.self,
             DecodeBenchCommand.self,
             ProximityBenchCommand.self,
         ]

@@ -140,6 +140,7 @@ struct DBusScannerIntegrationTests {
             #expect(bus.mockCalls(2).contains("StartDiscovery"))
             _ = await probe.stop()
             #expect(probe.error == nil)
+            #expect(await probe.scanner.counts().restarts == 1, "bluetoothd's return is one restart")
         }
     }
 
@@ -208,6 +209,7 @@ struct DBusScannerIntegrationTests {
             try await probe.waitUntilScanning()
             try await bus.waitFor("a watchdog restart", within: 5) { probe.logged("restarting discovery") >= 1 }
             _ = await probe.stop()
+            #expect(await probe.scanner.counts().restarts == probe.logged("restarting discovery"))
             let calls = bus.mockCalls()
             #expect(calls.components(separatedBy: "StartDiscovery").count - 1 >= 2)
             #expect(calls.components(separatedBy: "StopDiscovery").count - 1 >= 2)

@@ -73,12 +73,13 @@ struct Harness: Sendable {
     }
 
     /// Runs `body` against a server on this database; `.live` when the test needs a real socket.
-    func run<R: Sendable>(_ setup: TestingSetup = .router, metrics: ServerMetrics = ServerMetrics(),
+    /// The database is removed afterwards unless `keepDatabase` (for a second server on the same data, as after a restart).
+    func run<R: Sendable>(_ setup: TestingSetup = .router, metrics: ServerMetrics = ServerMetrics(), keepDatabase: Bool = false,
                           _ body: @Sendable (Client) async throws -> R) async throws -> R {
         do {
             let app = try await BikebeaconServer.makeApplication(database: database, options: options, metrics: metrics, logger: Self.logger)
             let result = try await app.test(setup) { try await body(Client(inner: $0)) }
-            await cleanup()
+            if !keepDatabase { await cleanup() }
             return result
         } catch {
             await cleanup()

@@ -84,6 +84,40 @@ enum NotificationScenarios {
         }
     }
 
+    /// A delivery queued while the receiver is down survives a server restart and arrives once it is up.
+    static func webhookSurvivesRestart(_ backend: Backend) async throws {
+        let harness = try await Harness.make(backend, options: Harness.testOptions {
+            $0.webhookBackoff = Backoff(baseMilliseconds: 50, capMilliseconds: 100, maxAttempts: 1000)
+        })
+        let (_, sentinel) = try await harness.sentinel("cafe")
+        let receiver = Receiver(failFirst: 0)
+        try await receiverApp(receiver).test(.live) { receiverClient in
+            let port = try #require(receiverClient.port)
+            // First server: the webhook points at a closed port, so delivery fails and stays queued.
+            let secret = try await harness.run(keepDatabase: true) { client in
+                let owner = try await client.owner("ann@example.org")
+                let bike = try await client.bike(owner)
+                _ = try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: owner)
+                let set = try await client.send(.put, "/v1/account/webhook", token: owner, json: ["url": "http://127.0.0.1:1/hook"])
+                let secret = try client.decode(AccountRoutes.WebhookJSON.self, set).secret
+                #expect(try await client.send(.post, "/v1/sightings", token: sentinel,
+                                              json: Fixture.Batch(sightings: [Fixture.sighting(event: "arrived")])).status == .ok)
+                try await Task.sleep(for: .milliseconds(200))
+                return secret
+            }
+            // The receiver "comes up" at its real address; point the queued delivery there, as an operator would after a move.
+            try await harness.database.withSession {
+                try await $0.raw("UPDATE deliveries SET url = \(bind: "http://127.0.0.1:\(port)/hook")").run()
+            }
+            #expect(await receiver.calls.isEmpty)
+            // Second server on the same database: it finds the queued delivery and sends it.
+            let delivered = try await harness.run { _ in try await until(10) { await receiver.calls.count == 1 } }
+            #expect(delivered)
+            let call = try #require(await receiver.calls.first)
+            #expect(WebhookSignature.verify(body: call.body, secret: secret, header: try #require(call.signature)))
+        }
+    }
+
     static func eventStream(_ backend: Backend) async throws {
         let harness = try await Harness.make(backend)
         let (_, sentinel) = try await harness.sentinel("cafe")

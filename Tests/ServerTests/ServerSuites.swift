@@ -12,7 +12,9 @@ struct SQLiteServerTests {
     @Test func authorizationMatrix() async throws { try await AuthorizationScenarios.matrix(.sqlite) }
     @Test func badInput() async throws { try await BadInputScenarios.refused(.sqlite) }
     @Test func webhooks() async throws { try await NotificationScenarios.webhookDelivery(.sqlite) }
+    @Test func webhookSurvivesRestart() async throws { try await NotificationScenarios.webhookSurvivesRestart(.sqlite) }
     @Test func eventStream() async throws { try await NotificationScenarios.eventStream(.sqlite) }
+    @Test func replicasShareTheDatabase() async throws { try await ReplicaScenarios.sharedDatabase(.sqlite) }
     @Test func health() async throws { try await OpsScenarios.health(.sqlite) }
     @Test func metricsAndOpenAPI() async throws { try await OpsScenarios.metricsAndOpenAPI(.sqlite) }
 }
@@ -28,7 +30,9 @@ struct PostgresServerTests {
     @Test func authorizationMatrix() async throws { try await AuthorizationScenarios.matrix(.postgres) }
     @Test func badInput() async throws { try await BadInputScenarios.refused(.postgres) }
     @Test func webhooks() async throws { try await NotificationScenarios.webhookDelivery(.postgres) }
+    @Test func webhookSurvivesRestart() async throws { try await NotificationScenarios.webhookSurvivesRestart(.postgres) }
     @Test func eventStream() async throws { try await NotificationScenarios.eventStream(.postgres) }
+    @Test func replicasShareTheDatabase() async throws { try await ReplicaScenarios.sharedDatabase(.postgres) }
     @Test func health() async throws { try await OpsScenarios.health(.postgres) }
     @Test func metricsAndOpenAPI() async throws { try await OpsScenarios.metricsAndOpenAPI(.postgres) }
 }

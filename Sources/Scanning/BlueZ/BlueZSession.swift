@@ -32,6 +32,8 @@ final class BlueZSession {
     private let logger: Logger
     private let clock: @Sendable () -> Double
     private let shared: ScanShared
+    /// Set once discovery first started, so later starts count as restarts.
+    private var hasScanned = false
     private let runID: Int
     private let continuation: AsyncThrowingStream<Advertisement, any Error>.Continuation
     private let monotonic = ContinuousClock()
@@ -160,6 +162,8 @@ final class BlueZSession {
                 candidate = adapter.name
                 try startDiscovery(on: adapter)
                 phase = .scanning(adapter)
+                if hasScanned { shared.update { $0.restarts += 1 } }
+                hasScanned = true
                 lastActivity = monotonic.now
                 devices.removeAll()
                 removals.forgetAll()
@@ -199,6 +203,7 @@ final class BlueZSession {
                 BlueZ.service, adapter.path, BlueZ.adapterInterface, "StopDiscovery", timeoutMilliseconds: callTimeout
             )
             try startDiscovery(on: adapter)
+            shared.update { $0.restarts += 1 }
         } catch {
             try recover(from: error, adapter: adapter.name)
         }

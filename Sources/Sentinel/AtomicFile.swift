@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+public enum AtomicFileError: Error, CustomStringConvertible, Sendable {
+    case cannotWrite(path: String, step: String, errno: Int32)
+
+    public var description: String {
+        switch self {
+        case let .cannotWrite(path, step, code):
+            "cannot write \(path) (\(step): \(String(cString: strerror(code)))); check free space and permissions of the state directory"
+        }
+    }
+}
+
+/// Replaces a file atomically and durably: write a temporary file, fsync it, rename it over
+/// the old one, fsync the directory. A crash at any point leaves the old content or the new,
+/// never a torn file.
+public enum AtomicFile {
+    public static func write(_ data: Data, to path: String) throws(AtomicFileError) {
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .cannotWrite(path: temporary, step: "open", errno: errno) }
+        var failure: AtomicFileError?
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count, let base = buffer.baseAddress {
+                let written = Glibc.write(fd, base + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = .cannotWrite(path: temporary, step: "write", errno: errno)
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == nil, fsync(fd) != 0 { failure = .cannotWrite(path: temporary, step: "fsync", errno: errno) }
+        close(fd)
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw .cannotWrite(path: path, step: "rename", errno: code)
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        let dirfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dirfd >= 0 else { throw .cannotWrite(path: directory, step: "open directory", errno: errno) }
+        defer { close(dirfd) }
+        guard fsync(dirfd) == 0 else { throw .cannotWrite(path: directory, step: "fsync directory", errno: errno) }
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Logging
+import Registry
+
+/// Keeps the missing list current: starts from the saved copy, refreshes from the server with
+/// ETags and deltas, and saves every change atomically.
+public actor MissingListSync {
+    public enum Refresh: Equatable, Sendable {
+        case unchanged
+        case applied(delta: MissingListDelta)
+        case replaced(version: Int64, count: Int)
+    }
+
+    private let source: any MissingListSource
+    private let cache: MissingListCache
+    private let logger: Logger
+    public private(set) var registry = MissingRegistry()
+    private var etag: String?
+    /// When the server last confirmed the list held; nil if it never has (nothing loaded).
+    public private(set) var confirmedAt: Double?
+
+    public init(source: any MissingListSource, cache: MissingListCache, logger: Logger = Logger(label: "bikebeacon.missing-list")) {
+        self.source = source
+        self.cache = cache
+        self.logger = logger
+    }
+
+    /// Loads the saved list, then tries the server once. With the server away the saved list is
+    /// used and its age logged; returns whether the server answered.
+    @discardableResult
+    public func start(now: Double) async -> Bool {
+        switch cache.load(now: now) {
+        case .absent:
+            logger.info("no saved missing list yet", metadata: ["path": "\(cache.path)"])
+        case let .setAside(movedTo, reason):
+            logger.error("the saved missing list was damaged; it was set aside and the list will be fetched again",
+                         metadata: ["path": "\(cache.path)", "movedTo": "\(movedTo)", "reason": "\(reason)"])
+        case let .loaded(snapshot):
+            registry = MissingRegistry(version: snapshot.version, bikes: snapshot.bikes)
+            etag = snapshot.etag
+            confirmedAt = snapshot.confirmedAt
+            logger.info("loaded the saved missing list",
+                        metadata: ["version": "\(snapshot.version)", "bikes": "\(snapshot.bikes.count)",
+                                   "ageSeconds": "\(Int(now - snapshot.confirmedAt))"])
+        }
+        do {
+            try await refresh(now: now)
+            return true
+        } catch {
+            if let confirmedAt {
+                logger.warning("server unreachable at start; using the saved missing list",
+                               metadata: ["ageSeconds": "\(Int(now - confirmedAt))", "version": "\(registry.version)", "error": "\(error)"])
+            } else {
+                logger.error("server unreachable at start and no saved missing list: no bike can be matched until it answers",
+                             metadata: ["error": "\(error)"])
+            }
+            return false
+        }
+    }
+
+    /// Asks the server once and applies the answer. Throws when the server cannot be asked.
+    @discardableResult
+    public func refresh(now: Double) async throws -> Refresh {
+        let held = confirmedAt == nil ? nil : registry.version
+        let answer = try await source.fetch(since: held, etag: held == nil ? nil : etag)
+        let outcome: Refresh
+        switch answer {
+        case .notModified:
+            outcome = .unchanged
+        case let .full(version, bikes, newTag):
+            registry.replace(version: version, bikes: bikes)
+            etag = newTag
+            outcome = .replaced(version: version, count: registry.count)
+        case let .delta(delta, newTag) where delta.since == registry.version && delta.version == registry.version
+            && delta.added.isEmpty && delta.removed.isEmpty:
+            // A server may answer a `since` poll with an empty delta rather than 304.
+            etag = newTag ?? etag
+            outcome = .unchanged
+        case let .delta(delta, newTag):
+            do {
+                try registry.apply(delta)
+                etag = newTag
+                outcome = .applied(delta: delta)
+            } catch {
+                logger.notice("missing-list delta does not fit the list held; fetching the whole list", metadata: ["error": "\(error)"])
+                guard case let .full(version, bikes, fullTag) = try await source.fetch(since: nil, etag: nil) else {
+                    throw MissingListWireError.unexpectedShape("asked for the whole list, got something else")
+                }
+                registry.replace(version: version, bikes: bikes)
+                etag = fullTag
+                outcome = .replaced(version: version, count: registry.count)
+            }
+        }
+        confirmedAt = now
+        save(now: now)
+        if outcome != .unchanged {
+            logger.info("missing list updated", metadata: ["version": "\(registry.version)", "bikes": "\(registry.count)"])
+        }
+        return outcome
+    }
+
+    /// Refreshes every `interval` seconds, jittered, until cancelled; failures are logged and
+    /// the list held stays in use.
+    public func run(interval: Double, jitter: Double = 0.1, clock: @escaping @Sendable () -> Double,
+                    sleep: @escaping @Sendable (Double) async throws -> Void,
+                    random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) async {
+        while !Task.isCancelled {
+            do {
+                try await sleep(Jitter.spread(interval, by: jitter, random: random()))
+            } catch {
+                return
+            }
+            do {
+                try await refresh(now: clock())
+            } catch {
+                logger.warning("missing-list refresh failed; keeping the list held",
+                               metadata: ["error": "\(error)", "version": "\(registry.version)",
+                                          "ageSeconds": "\(confirmedAt.map { Int(clock() - $0) } ?? -1)"])
+            }
+        }
+    }
+
+    /// Seconds since the server last confirmed the list; nil before any list.
+    public func age(now: Double) -> Double? { confirmedAt.map { now - $0 } }
+
+    private func save(now: Double) {
+        let snapshot = MissingListSnapshot(version: registry.version, etag: etag, confirmedAt: now, bikes: registry.bikes)
+        do {
+            try cache.save(snapshot)
+        } catch {
+            logger.error("could not save the missing list; the list in memory stays in use", metadata: ["error": "\(error)"])
+        }
+    }
+}

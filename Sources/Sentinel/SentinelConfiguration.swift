@@ -1,0 +1,138 @@
+import Beacon
+import Foundation
+import Proximity
+import Yams
+
+public enum ConfigurationError: Error, CustomStringConvertible, Sendable {
+    case unreadable(path: String, reason: String)
+    case invalid(String)
+
+    public var description: String {
+        switch self {
+        case let .unreadable(path, reason): "cannot read the config file \(path): \(reason)"
+        case let .invalid(message): "invalid configuration: \(message)"
+        }
+    }
+}
+
+/// Everything a sentinel needs, from a YAML file, overridden by `BIKEBEACON_*` environment
+/// variables, overridden by command-line options (the command applies those last).
+public struct SentinelConfiguration: Equatable, Sendable {
+    public enum Backend: String, Codable, Sendable, CaseIterable { case dbus, hci }
+
+    public var serverURL: String
+    public var token: String
+    /// Holds the outbox, the saved missing list and the status file.
+    public var stateDirectory: String
+    public var backend: Backend = .dbus
+    public var adapter: String?
+    /// Seconds between missing-list refreshes (jittered ±10 %).
+    public var listRefreshInterval: Double = 300
+    /// Shortest time between `present` reports of one visit, seconds.
+    public var presentInterval: Double = 300
+    public var outboxMaxRows: Int = 10_000
+    public var batchSize: Int = 100
+    /// Longest wait for one server request, seconds.
+    public var requestTimeout: Double = 10
+    public var ownBikes: [OwnBike] = []
+    /// Serve Prometheus metrics on `metricsHost:metricsPort`; nil: no listener (status.json and
+    /// metrics.prom in the state directory are written regardless).
+    public var metricsPort: Int?
+    public var metricsHost = "127.0.0.1"
+    public var alarmWebhook: String?
+    /// Program and arguments run with the alarm JSON on stdin.
+    public var alarmCommand: [String]?
+
+    public init(serverURL: String, token: String, stateDirectory: String) {
+        self.serverURL = serverURL
+        self.token = token
+        self.stateDirectory = stateDirectory
+    }
+
+    /// The file's shape (every key optional; absent keys take defaults).
+    struct File: Decodable {
+        struct Server: Decodable { var url: String?; var token: String?; var timeout: Double? }
+        struct Scanner: Decodable { var backend: Backend?; var adapter: String? }
+        struct Intervals: Decodable { var listRefresh: Double?; var present: Double? }
+        struct OutboxSettings: Decodable { var maxRows: Int?; var batchSize: Int? }
+        struct Bike: Decodable { var name: String; var beacon: String; var zone: Zone? }
+        struct Alarm: Decodable { var webhook: String?; var command: [String]? }
+        struct Metrics: Decodable { var host: String?; var port: Int? }
+        var server: Server?
+        var stateDirectory: String?
+        var scanner: Scanner?
+        var intervals: Intervals?
+        var outbox: OutboxSettings?
+        var ownBikes: [Bike]?
+        var alarm: Alarm?
+        var metrics: Metrics?
+    }
+
+    /// Reads `yaml` and applies `environment` on top.
+    public static func parse(yaml: String, environment: [String: String]) throws -> SentinelConfiguration {
+        let file: File
+        do {
+            file = try YAMLDecoder().decode(File.self, from: yaml.isEmpty ? "{}" : yaml)
+        } catch {
+            throw ConfigurationError.invalid("\(error)")
+        }
+        var c = SentinelConfiguration(serverURL: file.server?.url ?? "", token: file.server?.token ?? "",
+                                      stateDirectory: file.stateDirectory ?? "/var/lib/bikebeacon")
+        c.requestTimeout = file.server?.timeout ?? 10
+        c.backend = file.scanner?.backend ?? .dbus
+        c.adapter = file.scanner?.adapter
+        c.listRefreshInterval = file.intervals?.listRefresh ?? 300
+        c.presentInterval = file.intervals?.present ?? 300
+        c.outboxMaxRows = file.outbox?.maxRows ?? 10_000
+        c.batchSize = file.outbox?.batchSize ?? 100
+        c.metricsPort = file.metrics?.port
+        c.metricsHost = file.metrics?.host ?? "127.0.0.1"
+        c.alarmWebhook = file.alarm?.webhook
+        c.alarmCommand = file.alarm?.command
+        c.ownBikes = try (file.ownBikes ?? []).map { bike in
+            guard let beacon = BeaconID(bike.beacon) else {
+                throw ConfigurationError.invalid("own bike '\(bike.name)': beacon '\(bike.beacon)' is not UUID:MAJOR:MINOR")
+            }
+            return OwnBike(name: bike.name, beacon: beacon, zone: bike.zone)
+        }
+        if let v = environment["BIKEBEACON_SERVER_URL"] { c.serverURL = v }
+        if let v = environment["BIKEBEACON_TOKEN"] { c.token = v }
+        if let v = environment["BIKEBEACON_STATE_DIRECTORY"] { c.stateDirectory = v }
+        if let v = environment["BIKEBEACON_ADAPTER"] { c.adapter = v }
+        if let v = environment["BIKEBEACON_BACKEND"] {
+            guard let backend = Backend(rawValue: v) else { throw ConfigurationError.invalid("BIKEBEACON_BACKEND must be dbus or hci, not '\(v)'") }
+            c.backend = backend
+        }
+        return c
+    }
+
+    public static func load(path: String, environment: [String: String]) throws -> SentinelConfiguration {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigurationError.unreadable(path: path, reason: error.localizedDescription)
+        }
+        return try parse(yaml: text, environment: environment)
+    }
+
+    /// Checks what the file cannot express by type alone; call after all overrides.
+    public func validate() throws {
+        guard let url = URL(string: serverURL), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+            throw ConfigurationError.invalid("server url '\(serverURL)' must be an http(s) URL (server.url, BIKEBEACON_SERVER_URL or --server-url)")
+        }
+        guard !token.isEmpty else {
+            throw ConfigurationError.invalid("no sentinel token (server.token, BIKEBEACON_TOKEN or --token); get one with `bikebeacon-server sentinels add`")
+        }
+        guard requestTimeout > 0, requestTimeout <= 3600 else { throw ConfigurationError.invalid("server.timeout must be 0…3600 seconds") }
+        guard listRefreshInterval >= 1, presentInterval >= 1 else { throw ConfigurationError.invalid("intervals must be at least 1 second") }
+        guard outboxMaxRows >= 1, (1...500).contains(batchSize) else {
+            throw ConfigurationError.invalid("outbox.maxRows must be positive and outbox.batchSize 1…500")
+        }
+        if let alarmWebhook, URL(string: alarmWebhook)?.scheme.map({ ["http", "https"].contains($0) }) != true {
+            throw ConfigurationError.invalid("alarm.webhook '\(alarmWebhook)' must be an http(s) URL")
+        }
+        if let metricsPort, !(1...65535).contains(metricsPort) { throw ConfigurationError.invalid("metrics.port must be 1…65535") }
+        if let alarmCommand, alarmCommand.isEmpty { throw ConfigurationError.invalid("alarm.command must name a program") }
+    }
+}

@@ -1,0 +1,274 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Beacon
+import Foundation
+import Logging
+import Registry
+import Scanning
+import Tracking
+
+/// The daemon's imperative shell: Scanner → SentinelCore → Outbox → Reporter, with the
+/// missing list kept current beside it. Runs until the task is cancelled (SIGTERM), or, for a
+/// replay, until the capture is done and the outbox drained (or `drainTimeout` passed).
+public enum SentinelRunner {
+    public enum Source: Sendable {
+        /// Live radio: ticks come from the wall clock.
+        case live(any Scanning.Scanner)
+        /// A capture: time is the capture's; departures are flushed at its end.
+        case replay(any Scanning.Scanner)
+        /// No scanning: deliver what the outbox holds, then stop.
+        case flush
+    }
+
+    public struct Summary: Equatable, Sendable {
+        /// Advertisements that went through the core.
+        public var advertisements: Int
+        public var sightingsCreated: Int
+        public var delivered: Int
+        public var stillQueued: Int
+    }
+
+    enum Input: Sendable {
+        case advertisement(Advertisement)
+        case tick(Double)
+        case end((any Error)?)
+    }
+
+    static func now() -> Double { Date().timeIntervalSince1970 }
+
+    public static func run(configuration: SentinelConfiguration, source: Source, drainTimeout: Double = 60,
+                           logger: Logger = Logger(label: "bikebeacon.sentinel")) async throws -> Summary {
+        // A webhook peer or alarm command that closes early must not kill the daemon.
+        signal(SIGPIPE, SIG_IGN)
+        let state = configuration.stateDirectory
+        do {
+            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        } catch {
+            throw ConfigurationError.invalid("cannot create the state directory \(state): \(error.localizedDescription)")
+        }
+        let server = ServerConnection(baseURL: configuration.serverURL, token: configuration.token,
+                                      timeout: .milliseconds(Int64(configuration.requestTimeout * 1000)))
+        let outbox = try await Outbox.open(path: state + "/outbox.sqlite", maxRows: configuration.outboxMaxRows,
+                                           logger: logger.labelled("bikebeacon.outbox"))
+        let reporter = Reporter(outbox: outbox, transport: HTTPSightingTransport(server: server),
+                                configuration: .init(batchSize: configuration.batchSize), logger: logger.labelled("bikebeacon.reporter"))
+        let sync = MissingListSync(source: HTTPMissingListSource(server: server),
+                                   cache: MissingListCache(path: state + "/missing-list.json"), logger: logger.labelled("bikebeacon.missing-list"))
+        let stats = Stats(startedAt: now())
+        let summary: Summary
+        do {
+            summary = try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await reporter.run(sleep: { try await Task.sleep(for: .seconds($0)) }) }
+                if let port = configuration.metricsPort {
+                    group.addTask {
+                        do {
+                            try await MetricsServer.run(host: configuration.metricsHost, port: port, logger: logger) {
+                                await status(stats: stats, outbox: outbox, reporter: reporter, sync: sync).prometheus
+                            }
+                        } catch where !(error is CancellationError) {
+                            // Metrics are for watching; the sentinel's job goes on without them.
+                            logger.error("cannot serve metrics; is the port taken? (metrics.port)",
+                                         metadata: ["port": "\(port)", "error": "\(error)"])
+                        }
+                    }
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        await writeStatus(state: state, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger)
+                        try await Task.sleep(for: .seconds(5))
+                    }
+                }
+                let created: Int
+                switch source {
+                case .flush:
+                    created = 0
+                case let .live(scanner), let .replay(scanner):
+                    await sync.start(now: now())
+                    group.addTask {
+                        await sync.run(interval: configuration.listRefreshInterval, clock: now, sleep: { try await Task.sleep(for: .seconds($0)) })
+                    }
+                    var isReplay = false
+                    if case .replay = source { isReplay = true }
+                    created = try await scan(scanner, replay: isReplay, configuration: configuration, outbox: outbox, sync: sync,
+                                             stats: stats, group: &group, logger: logger)
+                }
+                if case .live = source {} else {
+                    try await waitUntilDrained(outbox, timeout: drainTimeout)
+                }
+                group.cancelAll()
+                let queued = try await outbox.count()
+                if queued > 0 {
+                    logger.notice("sightings stay queued in the outbox and will be delivered by the next run",
+                                  metadata: ["queued": "\(queued)", "outbox": "\(state)/outbox.sqlite"])
+                }
+                return Summary(advertisements: await stats.snapshot.advertisements, sightingsCreated: created, delivered: await reporter.delivered, stillQueued: queued)
+            }
+        } catch {
+            // Cancelled (SIGTERM) or failed: the last status is still written, outside the cancelled task.
+            await Task { await writeStatus(state: state, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger) }.value
+            try? await outbox.close()
+            throw error
+        }
+        await writeStatus(state: state, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger)
+        try await outbox.close()
+        return summary
+    }
+
+    /// Feeds advertisements (and, live, clock ticks) through the core; returns sightings created.
+    private static func scan(_ scanner: any Scanning.Scanner, replay: Bool, configuration: SentinelConfiguration, outbox: Outbox,
+                             sync: MissingListSync, stats: Stats, group: inout ThrowingTaskGroup<Void, any Error>,
+                             logger: Logger) async throws -> Int {
+        var core = SentinelCore(ownBikes: configuration.ownBikes, registry: await sync.registry,
+                                sighting: .init(presentInterval: configuration.presentInterval))
+        let alarm = Alarm(webhook: configuration.alarmWebhook, command: configuration.alarmCommand, logger: logger.labelled("bikebeacon.alarm"))
+        var created = 0
+        var alarms: [Task<Void, Never>] = []
+        var lastTime = 0.0
+        var lastListCheck = now()
+        func deliver(_ out: SentinelCore.Output) async throws {
+            for sighting in out.sightings {
+                try await outbox.append(sighting)
+                created += 1
+                logger.info("sighting", metadata: ["event": "\(sighting.event.rawValue)", "beacon": "\(sighting.beacon)",
+                                                   "zone": "\(sighting.zone.rawValue)", "rssi": "\(sighting.rssi)", "id": "\(sighting.id)"])
+            }
+            for raised in out.alarms {
+                await stats.alarm()
+                alarms.append(Task { await alarm.raise(raised) })
+                // Alarms are rare; holding a few handles keeps the list bounded for a daemon.
+                if alarms.count > 16 { await alarms.removeFirst().value }
+            }
+            if !out.sightings.isEmpty { await stats.created(out.sightings.count) }
+        }
+        func handle(_ input: Input) async throws {
+            switch input {
+            case let .advertisement(advertisement):
+                await stats.advertisement(matched: core.registry.contains(advertisement.beacon))
+                lastTime = max(lastTime, advertisement.time)
+                try await deliver(replay ? core.replay(advertisement, makeID: { UUID() }) : core.observe(advertisement, makeID: { UUID() }))
+            case let .tick(time):
+                lastTime = time
+                await stats.scanner(await scanner.counts())
+                try await deliver(core.tick(at: time, makeID: { UUID() }))
+            case .end:
+                return
+            }
+            if now() - lastListCheck >= 1 {
+                lastListCheck = now()
+                let registry = await sync.registry
+                if registry.version != core.registry.version { core.updateRegistry(registry, now: lastTime) }
+            }
+        }
+        if replay {
+            // A capture is read as fast as it is processed: nothing may be skipped.
+            for try await advertisement in scanner.advertisements() { try await handle(.advertisement(advertisement)) }
+            try await deliver(core.finishReplay(makeID: { UUID() }))
+        } else {
+            // Live: advertisements and one-second ticks in one stream. If the core cannot keep
+            // up, the oldest advertisements are dropped rather than memory growing.
+            let (inputs, feed) = AsyncStream<Input>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
+            group.addTask {
+                do {
+                    var warned = false
+                    for try await advertisement in scanner.advertisements() {
+                        if case .dropped = feed.yield(.advertisement(advertisement)), !warned {
+                            warned = true
+                            logger.warning("the sentinel cannot keep up with the radio; the oldest advertisements are dropped")
+                        }
+                    }
+                    feed.yield(.end(nil))
+                } catch {
+                    feed.yield(.end(error))
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try await Task.sleep(for: .seconds(1))
+                    feed.yield(.tick(now()))
+                }
+            }
+            for await input in inputs {
+                if case let .end(error) = input {
+                    if let error { throw error }
+                    break
+                }
+                try await handle(input)
+            }
+        }
+        await stats.scanner(await scanner.counts())
+        // An alarm in flight finishes even when the scan has ended.
+        for task in alarms { await task.value }
+        return created
+    }
+
+    private static func waitUntilDrained(_ outbox: Outbox, timeout: Double) async throws {
+        let deadline = now() + timeout
+        while try await outbox.count() > 0, now() < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    private static func writeStatus(state: String, stats: Stats, outbox: Outbox, reporter: Reporter, sync: MissingListSync, logger: Logger) async {
+        let status = await status(stats: stats, outbox: outbox, reporter: reporter, sync: sync)
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try AtomicFile.write(try encoder.encode(status), to: state + "/" + SentinelStatus.fileName)
+            try AtomicFile.write(Data(status.prometheus.utf8), to: state + "/" + SentinelStatus.metricsFileName)
+        } catch {
+            logger.warning("cannot write the status file", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private static func status(stats: Stats, outbox: Outbox, reporter: Reporter, sync: MissingListSync) async -> SentinelStatus {
+        let time = now()
+        let registry = await sync.registry
+        let snapshot = await stats.snapshot
+        return SentinelStatus(
+            pid: getpid(), startedAt: RFC3339.format(snapshot.startedAt), updatedAt: RFC3339.format(time),
+            advertisements: snapshot.advertisements, iBeacons: snapshot.iBeacons ?? snapshot.advertisements, matches: snapshot.matches,
+            sightingsCreated: snapshot.created, sightingsDelivered: await reporter.delivered, sightingsRejected: await reporter.rejected,
+            outboxDepth: (try? await outbox.count()) ?? -1, missingListVersion: registry.version, missingListBikes: registry.count,
+            missingListAgeSeconds: await sync.age(now: time), reporterFailures: await reporter.consecutiveFailures, alarms: snapshot.alarms,
+            scannerRestarts: snapshot.scannerRestarts)
+    }
+}
+
+/// Counters shared between the scan loop and the status writer.
+actor Stats {
+    struct Snapshot: Sendable {
+        var startedAt: Double
+        var advertisements = 0
+        var iBeacons: Int?
+        var scannerRestarts = 0
+        var matches = 0
+        var created = 0
+        var alarms = 0
+    }
+
+    private(set) var snapshot: Snapshot
+
+    init(startedAt: Double) { snapshot = Snapshot(startedAt: startedAt) }
+
+    func advertisement(matched: Bool) {
+        snapshot.advertisements += 1
+        if matched { snapshot.matches += 1 }
+    }
+
+    func created(_ count: Int) { snapshot.created += count }
+    func alarm() { snapshot.alarms += 1 }
+    func scanner(_ counts: ScanCounts) {
+        snapshot.iBeacons = counts.iBeacons
+        snapshot.scannerRestarts = counts.restarts
+    }
+}
+
+extension Logger {
+    /// The same handler and level under another label.
+    func labelled(_ label: String) -> Logger {
+        var copy = self
+        copy[metadataKey: "component"] = "\(label)"
+        return copy
+    }
+}

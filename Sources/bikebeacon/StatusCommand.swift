@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import Sentinel
+
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Print a running sentinel's health from its state directory.",
+        discussion: "Exits 1 when the sentinel has not updated its status for over 30 seconds (stopped or hung)."
+    )
+
+    @Option(help: "The sentinel's YAML config file (for its state directory).")
+    var config: String?
+
+    @Option(help: "The sentinel's state directory.")
+    var stateDirectory: String?
+
+    @Flag(help: "Print the status as JSON.")
+    var json = false
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let directory: String
+        do {
+            directory = try stateDirectory
+                ?? (config.map { try SentinelConfiguration.load(path: $0, environment: environment) }
+                    ?? SentinelConfiguration.parse(yaml: "", environment: environment)).stateDirectory
+        } catch {
+            StandardError.line("bikebeacon status: \(error)")
+            throw ExitCode(2)
+        }
+        let path = directory + "/" + SentinelStatus.fileName
+        guard let data = FileManager.default.contents(atPath: path) else {
+            StandardError.line("bikebeacon status: no status at \(path); is a sentinel running with this state directory?")
+            throw ExitCode.failure
+        }
+        guard let status = try? JSONDecoder().decode(SentinelStatus.self, from: data) else {
+            StandardError.line("bikebeacon status: \(path) is not a sentinel status file")
+            throw ExitCode.failure
+        }
+        print(json ? String(decoding: data, as: UTF8.self) : status.report)
+        if let age = status.secondsSinceUpdate(now: Date().timeIntervalSince1970), age > 30 {
+            StandardError.line("bikebeacon status: the sentinel has not updated its status since \(status.updatedAt): it is stopped or hung")
+            throw ExitCode.failure
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Registry
+import Testing
+import TestSupport
+@testable import Sentinel
+
+/// The `bikebeacon sentinel` and `status` commands as an operator runs them, on the bundled
+/// real capture (Tests/Fixtures/captures/govee-h5100.btsnoop, MIT, see SOURCE.txt there), with
+/// the server unreachable: nothing may be lost, nothing may crash.
+@Suite struct SentinelCommandTests {
+    static let capture = Paths.fixture("captures/govee-h5100.btsnoop").path
+    /// A port nothing listens on.
+    static let deadServer = "http://127.0.0.1:9"
+
+    static func stateDirectory(missing: [MissingBike]) throws -> URL {
+        let dir = try TestValues.temporaryDirectory()
+        if !missing.isEmpty {
+            let snapshot = MissingListSnapshot(version: 3, etag: "\"v3\"", confirmedAt: Date().timeIntervalSince1970 - 3600, bikes: missing)
+            try MissingListCache(path: dir.appendingPathComponent("missing-list.json").path).save(snapshot)
+        }
+        return dir
+    }
+
+    static func config(_ dir: URL, extra: String = "") throws -> String {
+        let path = dir.appendingPathComponent("sentinel.yaml").path
+        try """
+        server:
+          url: \(deadServer)
+          token: test-token
+          timeout: 1
+        stateDirectory: \(dir.path)
+        intervals:
+          present: 120
+        \(extra)
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func withTheServerDownSightingsWaitInTheOutbox() async throws {
+        let dir = try Self.stateDirectory(missing: [TestValues.bike(SentinelCoreTests.missing)])
+        let result = try run("bikebeacon", ["sentinel", "--config", try Self.config(dir), "--replay", Self.capture, "--drain-timeout", "1"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("using the saved missing list"))
+        #expect(result.stderr.contains("sightings stay queued"))
+        try await TestValues.withOutbox(path: dir.appendingPathComponent("outbox.sqlite").path) { outbox in
+            let queued = try await outbox.peek(limit: 100)
+            #expect(queued.first?.event == .arrived)
+            #expect(queued.last?.event == .departed)
+            #expect(queued.count >= 3)
+            #expect(queued.allSatisfy { $0.beacon == SentinelCoreTests.missing })
+        }
+        let status = try run("bikebeacon", ["status", "--state-directory", dir.path])
+        #expect(status.status == 0)
+        #expect(status.stdout.contains("advertisements: 99"))
+        #expect(status.stdout.contains("missing list: version 3, 1 bikes"))
+        let metrics = try String(contentsOf: dir.appendingPathComponent("metrics.prom"), encoding: .utf8)
+        #expect(metrics.contains("bikebeacon_matches_total 17\n"))
+    }
+
+    @Test func servesMetricsThenStopsCleanlyOnSIGTERMKeepingTheQueue() async throws {
+        let dir = try Self.stateDirectory(missing: [TestValues.bike(SentinelCoreTests.missing)])
+        let port = try ServerHarness.freePort()
+        let process = Process()
+        process.executableURL = Paths.executable("bikebeacon")
+        let config = try Self.config(dir, extra: "metrics: {port: \(port)}")
+        process.arguments = ["sentinel", "--config", config, "--replay", Self.capture, "--drain-timeout", "600"]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // Wait until the replay has queued its sightings and the sentinel waits for the server.
+        let outbox = dir.appendingPathComponent("outbox.sqlite").path
+        var queued = 0
+        for _ in 0..<100 where queued < 4 {
+            try await Task.sleep(for: .milliseconds(100))
+            if FileManager.default.fileExists(atPath: outbox) {
+                try await TestValues.withOutbox(path: outbox) { queued = try await $0.count() }
+            }
+        }
+        #expect(process.isRunning)
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/metrics")
+        request.method = .GET
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
+        let metrics = String(buffer: try await response.body.collect(upTo: 1 << 20))
+        #expect(response.status.code == 200)
+        #expect(metrics.contains("bikebeacon_matches_total 17\n"))
+        #expect(metrics.contains("bikebeacon_outbox_depth \(queued)\n"))
+        #expect(metrics.contains("bikebeacon_scanner_restarts_total 0\n"), "a capture never restarts")
+        process.terminate()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(stderr)")
+        #expect(stderr.contains("sentinel stopped"))
+        var after = -1
+        try await TestValues.withOutbox(path: outbox) { after = try await $0.count() }
+        #expect(after == queued && queued >= 4)
+    }
+
+    @Test func aCorruptListCacheIsSetAsideNotACrash() throws {
+        let dir = try Self.stateDirectory(missing: [])
+        try Data("{\"version\": 3, \"bikes\": [".utf8).write(to: dir.appendingPathComponent("missing-list.json"))
+        let result = try run("bikebeacon", ["sentinel", "--config", try Self.config(dir), "--replay", Self.capture, "--drain-timeout", "0"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("the saved missing list was damaged"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        #expect(files.contains { $0.hasPrefix("missing-list.json.corrupt-") })
+    }
+
+    @Test func theOwnBikeAlarmRunsTheCommandWithTheEventOnStdin() throws {
+        let dir = try Self.stateDirectory(missing: [])
+        let received = dir.appendingPathComponent("alarm.json").path
+        let config = try Self.config(dir, extra: """
+        ownBikes:
+          - name: commuter
+            beacon: \(SentinelCoreTests.own)
+        alarm:
+          command: ["/bin/sh", "-c", "cat >> \(received); echo >> \(received)"]
+        """)
+        let result = try run("bikebeacon", ["sentinel", "--config", config, "--replay", Self.capture, "--drain-timeout", "0"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = try String(contentsOfFile: received, encoding: .utf8).split(separator: "\n")
+        // One alarm, when the bike is gone for good (see SentinelCoreTests).
+        #expect(lines.count == 1)
+        let alarm = try JSONDecoder().decode(OwnBikeAlarm.self, from: Data(try #require(lines.last).utf8))
+        #expect(alarm.bike == "commuter" && alarm.event == "left" && alarm.minor == 62207)
+    }
+
+    @Test func aConfigWithoutTokenIsRefusedWithAHint() throws {
+        let dir = try TestValues.temporaryDirectory()
+        let path = dir.appendingPathComponent("sentinel.yaml").path
+        try "server:\n  url: http://127.0.0.1:8080\nstateDirectory: \(dir.path)\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try run("bikebeacon", ["sentinel", "--config", path, "--flush"], environment: ["BIKEBEACON_TOKEN": ""])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("sentinels add"))
+        let withEnv = try run("bikebeacon", ["sentinel", "--config", path, "--flush", "--drain-timeout", "0", "--server-url", Self.deadServer],
+                              environment: ["BIKEBEACON_TOKEN": "from-env"])
+        #expect(withEnv.status == 0, "\(withEnv.stderr)")
+    }
+
+    @Test func statusWithoutASentinelSaysSo() throws {
+        let dir = try TestValues.temporaryDirectory()
+        let result = try run("bikebeacon", ["status", "--state-directory", dir.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("is a sentinel running"))
+    }
+}
+
+@Suite struct SentinelConfigurationTests {
+    @Test func environmentOverridesTheFile() throws {
+        let yaml = """
+        server: {url: "http://a:1", token: file}
+        stateDirectory: /var/lib/x
+        scanner: {backend: hci, adapter: hci1}
+        ownBikes:
+          - {name: red, beacon: "494E5445-4C4C-495F-524F-434B535F4857:20597:62207", zone: near}
+        """
+        let c = try SentinelConfiguration.parse(yaml: yaml, environment: ["BIKEBEACON_TOKEN": "env", "BIKEBEACON_BACKEND": "dbus"])
+        #expect(c.serverURL == "http://a:1" && c.token == "env" && c.backend == .dbus && c.adapter == "hci1")
+        #expect(c.ownBikes == [OwnBike(name: "red", beacon: SentinelCoreTests.own, zone: .near)])
+        #expect(c.presentInterval == 300 && c.listRefreshInterval == 300)
+        try c.validate()
+    }
+
+    @Test(arguments: ["server: [", "ownBikes: [{name: x, beacon: nope}]", "scanner: {backend: bluetooth}", "intervals: {present: soon}"])
+    func badFilesAreTypedErrors(yaml: String) {
+        #expect(throws: ConfigurationError.self) { try SentinelConfiguration.parse(yaml: yaml, environment: [:]) }
+    }
+}

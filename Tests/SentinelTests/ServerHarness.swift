@@ -1,0 +1,170 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AsyncHTTPClient
+import Beacon
+import Foundation
+import NIOCore
+import NIOHTTP1
+import TestSupport
+
+/// The real `bikebeacon-server` as a child process on a free loopback port with a SQLite file,
+/// and an owner talking to it over HTTP.
+final class ServerHarness: @unchecked Sendable {
+    /// The built server (beside this package's products), or `$BIKEBEACON_SERVER_BINARY`.
+    static let binary: URL? = {
+        if let override = ProcessInfo.processInfo.environment["BIKEBEACON_SERVER_BINARY"] { return URL(fileURLWithPath: override) }
+        let built = Paths.executable("bikebeacon-server")
+        return FileManager.default.isExecutableFile(atPath: built.path) ? built : nil
+    }()
+
+    static var isAvailable: Bool { binary != nil }
+
+    let port: Int
+    let database: String
+    let extraArguments: [String]
+    private var process: Process?
+
+    init(directory: URL, extraArguments: [String] = []) throws {
+        port = try Self.freePort()
+        database = "sqlite://" + directory.appendingPathComponent("server.sqlite").path
+        self.extraArguments = extraArguments
+    }
+
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    /// Enrols a sentinel; returns its token (the last line the command prints).
+    func enrolSentinel(name: String) throws -> String {
+        let result = try runServerCommand(["sentinels", "add", "--name", name, "--latitude", "52.3676", "--longitude", "4.9041", "--database", database])
+        let lines = result.stdout.split(separator: "\n")
+        guard result.status == 0, let token = lines.last.map(String.init) else { throw HarnessError("sentinels add failed: \(result.stderr)") }
+        return token
+    }
+
+    func start() async throws {
+        guard let binary = Self.binary else { throw HarnessError("no bikebeacon-server binary") }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["serve", "--host", "127.0.0.1", "--port", "\(port)", "--database", database, "--bcrypt-cost", "4"] + extraArguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            // A short timeout: the HTTP client retries a refused connection until its deadline.
+            if let (status, _) = try? await request(.GET, "/healthz", timeout: .milliseconds(500)), status == 200 { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw HarnessError("the server did not answer /healthz within 20 s")
+    }
+
+    /// Kills the server outright (SIGKILL): the harshest outage, and no wait for the shared
+    /// HTTP client's idle connections that a graceful shutdown would drain.
+    func stop() {
+        guard let process else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        self.process = nil
+    }
+
+    /// One HTTP request; returns the status and body.
+    func request(_ method: HTTPMethod, _ path: String, token: String? = nil, json: Any? = nil,
+                 timeout: TimeAmount = .seconds(10)) async throws -> (Int, Data) {
+        var request = HTTPClientRequest(url: url + path)
+        request.method = method
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let json {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json)))
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+        let body = try await response.body.collect(upTo: 16 << 20)
+        return (Int(response.status.code), Data(body.readableBytesView))
+    }
+
+    /// Creates an owner with one bike per beacon, all reported missing; returns the owner token and bike ids.
+    func ownerWithMissingBikes(_ beacons: [BeaconID], markMissing: Bool = true) async throws -> (token: String, bikes: [String]) {
+        let credentials = ["email": "owner@example.org", "password": "correct horse battery staple"]
+        _ = try await request(.POST, "/v1/accounts", json: credentials)
+        let (status, body) = try await request(.POST, "/v1/sessions", json: credentials)
+        guard status == 200, let token = (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["token"] as? String else {
+            throw HarnessError("login failed: \(status) \(String(decoding: body, as: UTF8.self))")
+        }
+        var bikes: [String] = []
+        for (index, beacon) in beacons.enumerated() {
+            let bike: [String: Any] = [
+                "name": "bike \(index)", "make": "Gazelle", "model": "Ultimate", "colour": "green",
+                "beacon": ["uuid": beacon.uuid.uuidString, "major": Int(beacon.major), "minor": Int(beacon.minor)],
+            ]
+            let (created, answer) = try await request(.POST, "/v1/bikes", token: token, json: bike)
+            guard created == 201, let id = (try JSONSerialization.jsonObject(with: answer) as? [String: Any])?["id"] as? String else {
+                throw HarnessError("creating a bike failed: \(created) \(String(decoding: answer, as: UTF8.self))")
+            }
+            if markMissing {
+                let (marked, _) = try await request(.POST, "/v1/bikes/\(id)/missing", token: token, json: [String: Any]())
+                guard marked == 200 else { throw HarnessError("marking missing failed: \(marked)") }
+            }
+            bikes.append(id)
+        }
+        return (token, bikes)
+    }
+
+    /// Every sighting the owner sees for these bikes, as (clientId, beacon, event, time).
+    func sightings(owner: String, bikes: [String]) async throws -> [ServerSighting] {
+        var all: [ServerSighting] = []
+        for bike in bikes {
+            let (status, body) = try await request(.GET, "/v1/bikes/\(bike)/sightings?limit=500", token: owner)
+            guard status == 200 else { throw HarnessError("listing sightings failed: \(status)") }
+            all += try JSONDecoder().decode(ServerSightingPage.self, from: body).sightings
+        }
+        return all
+    }
+
+    private func runServerCommand(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        guard let binary = Self.binary else { throw HarnessError("no bikebeacon-server binary") }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// A port the kernel just handed out and released.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw HarnessError("bind failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+struct ServerSightingPage: Decodable { var sightings: [ServerSighting] }
+
+struct ServerSighting: Decodable, Hashable {
+    struct Beacon: Decodable, Hashable { var uuid: String; var major: Int; var minor: Int }
+    var clientId: String
+    var beacon: Beacon
+    var event: String
+    var time: String
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
