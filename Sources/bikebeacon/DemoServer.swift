@@ -39,7 +39,7 @@ struct DemoServer {
         let port = try Self.freePort()
         baseURL = "http://127.0.0.1:\(port)"
         log = directory.appendingPathComponent("server.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw DemoError("cannot create \(log.path)") }
         process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         // bcrypt cost 4: the demo's one password need not cost a second of the newcomer's time.
