@@ -6,7 +6,7 @@ struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Print a running sentinel's health from its state directory.",
-        discussion: "Exits 1 when the sentinel has not updated its status for over 30 seconds (stopped or hung)."
+        discussion: "Exits 1 when the sentinel has not updated its status for longer than --max-age (stopped or hung); it rewrites it every 5 seconds."
     )
 
     @Option(help: "The sentinel's YAML config file (for its state directory).")
@@ -17,6 +17,13 @@ struct StatusCommand: AsyncParsableCommand {
 
     @Flag(help: "Print the status as JSON.")
     var json = false
+
+    @Option(help: "Seconds without an update after which the sentinel counts as stopped or hung.")
+    var maxAge: Double = 30
+
+    func validate() throws {
+        guard maxAge > 0 else { throw ValidationError("--max-age must be a positive number of seconds") }
+    }
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -39,7 +46,7 @@ struct StatusCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         print(json ? String(decoding: data, as: UTF8.self) : status.report)
-        if let age = status.secondsSinceUpdate(now: Date().timeIntervalSince1970), age > 30 {
+        if let age = status.secondsSinceUpdate(now: Date().timeIntervalSince1970), age > maxAge {
             StandardError.line("bikebeacon status: the sentinel has not updated its status since \(status.updatedAt): it is stopped or hung")
             throw ExitCode.failure
         }
