@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "Registry", dependencies: ["Beacon"]),
         .target(name: "Tracking", dependencies: ["Beacon", "Proximity", "Regions", "Registry"]),
         .target(name: "Analysis", dependencies: ["Beacon", "Proximity", "Regions"]),
-        .target(name: "Owners", dependencies: ["Beacon", "Proximity"]),
+        .target(name: "Owners", dependencies: ["Beacon", "Proximity", "Durable"]),
 
         // Edges: radios and capture files in, advertisements out.
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
@@ -44,11 +44,13 @@ let package = Package(
             dependencies: ["Beacon", "CBlueZ", "CDBus", .product(name: "Logging", package: "swift-log")]
         ),
 
+        // Files replaced atomically and durably: the sentinel's state, the owner's config.
+        .target(name: "Durable"),
         // The daemon's durable edges: missing-list sync and cache, outbox, reporter.
         .target(
             name: "Sentinel",
             dependencies: [
-                "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning",
+                "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Durable",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -118,7 +120,7 @@ let package = Package(
         .testTarget(
             name: "SentinelTests",
             dependencies: [
-                "Sentinel", "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "TestSupport",
+                "Sentinel", "Durable", "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,3 +1,4 @@
+import Durable
 import Foundation
 
 /// The owner's log-in to a bikebeacon server, kept in the config directory by `bikebeacon login`.
@@ -54,8 +55,8 @@ public enum SessionFile {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
             try AtomicFile.write(data + Data("\n".utf8), to: path, permissions: 0o600)
-        } catch let error as AtomicFile.Failure {
-            throw .unwritable(path: path, reason: error.reason)
+        } catch let error as AtomicFileError {
+            throw .unwritable(path: path, reason: error.description)
         } catch {
             throw .unwritable(path: path, reason: (error as NSError).localizedDescription)
         }

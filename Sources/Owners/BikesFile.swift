@@ -1,3 +1,4 @@
+import Durable
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -60,8 +61,8 @@ public enum BikesFile {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
             try AtomicFile.write(data + Data("\n".utf8), to: path, permissions: 0o644)
-        } catch let error as AtomicFile.Failure {
-            throw .unwritable(path: path, reason: error.reason)
+        } catch let error as AtomicFileError {
+            throw .unwritable(path: path, reason: error.description)
         } catch {
             throw .unwritable(path: path, reason: Self.reason(error))
         }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Beacon
+import Durable
 import Foundation
 import Logging
 import Registry

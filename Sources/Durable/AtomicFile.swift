@@ -9,7 +9,7 @@ public enum AtomicFileError: Error, CustomStringConvertible, Sendable {
     public var description: String {
         switch self {
         case let .cannotWrite(path, step, code):
-            "cannot write \(path) (\(step): \(String(cString: strerror(code)))); check free space and permissions of the state directory"
+            "cannot write \(path) (\(step): \(String(cString: strerror(code)))); check free space and permissions of its directory"
         }
     }
 }
@@ -18,9 +18,10 @@ public enum AtomicFileError: Error, CustomStringConvertible, Sendable {
 /// the old one, fsync the directory. A crash at any point leaves the old content or the new,
 /// never a torn file.
 public enum AtomicFile {
-    public static func write(_ data: Data, to path: String) throws(AtomicFileError) {
+    /// `permissions` are set exactly (not filtered by the umask): 0o600 keeps a session token private.
+    public static func write(_ data: Data, to path: String, permissions: mode_t = 0o644) throws(AtomicFileError) {
         let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, permissions)
         guard fd >= 0 else { throw .cannotWrite(path: temporary, step: "open", errno: errno) }
         var failure: AtomicFileError?
         data.withUnsafeBytes { buffer in
@@ -35,6 +36,7 @@ public enum AtomicFile {
                 offset += written
             }
         }
+        if failure == nil, fchmod(fd, permissions) != 0 { failure = .cannotWrite(path: temporary, step: "chmod", errno: errno) }
         if failure == nil, fsync(fd) != 0 { failure = .cannotWrite(path: temporary, step: "fsync", errno: errno) }
         close(fd)
         if let failure {
