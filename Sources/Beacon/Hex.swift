@@ -19,9 +19,18 @@ public enum Hex {
         return high == nil ? out : nil
     }
 
+    /// Lower-case hex, two digits a byte; table-driven, as the server digests every request's token.
     public static func string(_ bytes: some Sequence<UInt8>) -> String {
-        bytes.map { hex2($0).lowercased() }.joined()
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.underestimatedCount * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
+
+    private static let digits = Array("0123456789abcdef".utf8)
 
     private static func nibble(_ c: UInt8) -> UInt8? {
         switch c {

@@ -1,3 +1,4 @@
+import Beacon
 import Crypto
 import Foundation
 
@@ -16,17 +17,7 @@ enum Tokens {
     }
 
     static func digest(_ token: String) -> String {
-        hex(SHA256.hash(data: Data(token.utf8)))
-    }
-
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        Hex.string(SHA256.hash(data: Data(token.utf8)))
     }
 
     /// A new random identifier for rows the server creates.

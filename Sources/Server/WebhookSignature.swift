@@ -1,3 +1,4 @@
+import Beacon
 import Crypto
 import Foundation
 
@@ -8,7 +9,7 @@ public enum WebhookSignature {
 
     public static func sign(body: [UInt8], secret: String) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Data(secret.utf8)))
-        return "sha256=" + Tokens.hex(mac)
+        return "sha256=" + Hex.string(mac)
     }
 
     /// Constant-time check of a received signature header.

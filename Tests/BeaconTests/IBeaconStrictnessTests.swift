@@ -68,5 +68,7 @@ struct IBeaconStrictnessTests {
         #expect(Hex.bytes("0x4C 00:02") == [0x4C, 0x00, 0x02])
         #expect(Hex.bytes("4c0") == nil)
         #expect(Hex.bytes("4g") == nil)
+        #expect(Hex.string([0x00, 0x0F, 0xA0, 0xFF]) == "000fa0ff")
+        #expect(Hex.bytes(Hex.string(Array(0...255))) == Array(0...255))
     }
 }
