@@ -99,7 +99,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Beacon", "Registry",
+                "Beacon", "Registry", "Durable",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
