@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Foundation
 import Hummingbird
 import HummingbirdBcrypt
@@ -5,30 +6,6 @@ import NIOPosix
 
 /// Owners: sign-up, log-in (bcrypt, throttled per email), log-out, and webhook settings.
 enum AccountRoutes {
-    struct Credentials: Codable {
-        var email: String
-        var password: String
-    }
-
-    struct AccountJSON: Codable {
-        var id: String
-        var email: String
-    }
-
-    struct TokenJSON: Codable {
-        var token: String
-    }
-
-    struct WebhookRequest: Codable {
-        var url: String
-    }
-
-    struct WebhookJSON: Codable {
-        var url: String
-        /// The HMAC key for `BikeBeacon-Signature`; shown only when the webhook is set.
-        var secret: String
-    }
-
     static func add(to router: Router<AppContext>, state: ServerState) {
         router.post("/v1/accounts") { request, context in
             let credentials = try await JSONResponse.decode(Credentials.self, from: request, context: context)
@@ -39,7 +16,7 @@ enum AccountRoutes {
             guard let id = try await state.accounts.create(email: email, passwordHash: hash, now: state.now) else {
                 throw APIError(.conflict, "email_taken", "an account with this email exists; log in instead")
             }
-            return try JSONResponse.make(AccountJSON(id: id, email: email), status: .created)
+            return try JSONResponse.make(Account(id: id, email: email), status: .created)
         }
 
         router.post("/v1/sessions") { request, context in
@@ -66,7 +43,7 @@ enum AccountRoutes {
             try await state.accounts.clearFailedLogins(email: email)
             let token = Tokens.make(prefix: Tokens.ownerPrefix)
             try await state.accounts.createSession(accountID: account.id, tokenDigest: Tokens.digest(token), now: now)
-            return try JSONResponse.make(TokenJSON(token: token))
+            return try JSONResponse.make(Token(token: token))
         }
 
         router.delete("/v1/sessions") { request, _ in
@@ -81,7 +58,7 @@ enum AccountRoutes {
         router.get("/v1/account") { request, _ in
             let accountID = try await state.auth.owner(request)
             let email = try await state.accounts.email(accountID: accountID) ?? ""
-            return try JSONResponse.make(AccountJSON(id: accountID, email: email))
+            return try JSONResponse.make(Account(id: accountID, email: email))
         }
 
         router.put("/v1/account/webhook") { request, context in
@@ -92,7 +69,7 @@ enum AccountRoutes {
             else { throw APIError.invalid("'url' must be an absolute http or https URL") }
             let webhook = AccountStore.Webhook(url: body.url, secret: Tokens.make(prefix: "whsec_"))
             try await state.accounts.setWebhook(accountID: accountID, webhook)
-            return try JSONResponse.make(WebhookJSON(url: webhook.url, secret: webhook.secret))
+            return try JSONResponse.make(Webhook(url: webhook.url, secret: webhook.secret))
         }
 
         router.delete("/v1/account/webhook") { request, _ in

@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -5,10 +6,6 @@ import Hummingbird
 /// Owners' bikes: CRUD, reporting missing and recovered, and each bike's sightings.
 /// Another owner's bike answers 404, exactly like a bike that does not exist.
 enum BikeRoutes {
-    struct BikeListJSON: Codable {
-        var bikes: [Bike]
-    }
-
     static func add(to router: Router<AppContext>, state: ServerState) {
         router.post("/v1/bikes") { request, context in
             let owner = try await state.auth.owner(request)
@@ -20,7 +17,7 @@ enum BikeRoutes {
 
         router.get("/v1/bikes") { request, _ in
             let owner = try await state.auth.owner(request)
-            return try JSONResponse.make(BikeListJSON(bikes: try await state.bikes.list(owner: owner)))
+            return try JSONResponse.make(BikeList(bikes: try await state.bikes.list(owner: owner)))
         }
 
         router.get("/v1/bikes/{id}") { request, context in
