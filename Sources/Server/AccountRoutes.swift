@@ -6,7 +6,8 @@ import NIOPosix
 
 /// Owners: sign-up, log-in (bcrypt, throttled per email), log-out, and webhook settings.
 enum AccountRoutes {
-    static func add(to router: Router<AppContext>, state: ServerState) {
+    /// Sign-up and log-in are open; the rest are on `callers`, the authenticated group.
+    static func add(to router: Router<AppContext>, callers: RouterGroup<AppContext>, state: ServerState) {
         router.post("/v1/accounts") { request, context in
             let credentials = try await JSONResponse.decode(Credentials.self, from: request, context: context)
             let email = try normalised(email: credentials.email)
@@ -46,23 +47,19 @@ enum AccountRoutes {
             return try JSONResponse.make(Token(token: token))
         }
 
-        router.delete("/v1/sessions") { request, _ in
-            _ = try await state.auth.owner(request)
-            if let header = request.headers[.authorization] {
-                let token = header.split(separator: " ", maxSplits: 1).last.map(String.init) ?? ""
-                try await state.accounts.deleteSession(tokenDigest: Tokens.digest(token))
-            }
+        callers.delete("/v1/sessions") { _, context in
+            try await state.accounts.deleteSession(tokenDigest: try context.owner().sessionDigest)
             return Response(status: .noContent)
         }
 
-        router.get("/v1/account") { request, _ in
-            let accountID = try await state.auth.owner(request)
+        callers.get("/v1/account") { _, context in
+            let accountID = try context.owner().accountID
             let email = try await state.accounts.email(accountID: accountID) ?? ""
             return try JSONResponse.make(Account(id: accountID, email: email))
         }
 
-        router.put("/v1/account/webhook") { request, context in
-            let accountID = try await state.auth.owner(request)
+        callers.put("/v1/account/webhook") { request, context in
+            let accountID = try context.owner().accountID
             let body = try await JSONResponse.decode(WebhookRequest.self, from: request, context: context)
             guard let url = URL(string: body.url), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
                   url.host?.isEmpty == false, body.url.count <= 2000
@@ -72,8 +69,8 @@ enum AccountRoutes {
             return try JSONResponse.make(Webhook(url: webhook.url, secret: webhook.secret))
         }
 
-        router.delete("/v1/account/webhook") { request, _ in
-            let accountID = try await state.auth.owner(request)
+        callers.delete("/v1/account/webhook") { _, context in
+            let accountID = try context.owner().accountID
             try await state.accounts.setWebhook(accountID: accountID, nil)
             return Response(status: .noContent)
         }

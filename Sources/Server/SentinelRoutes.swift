@@ -6,9 +6,9 @@ import Hummingbird
 enum SentinelRoutes {
     static func etag(version: Int64) -> String { "\"v\(version)\"" }
 
-    static func add(to router: Router<AppContext>, state: ServerState) {
-        router.get("/v1/missing") { request, _ in
-            _ = try await state.auth.sentinel(request)
+    static func add(to router: RouterGroup<AppContext>, state: ServerState) {
+        router.get("/v1/missing") { request, context in
+            _ = try context.sentinel()
             if let sinceText = request.uri.queryParameters.get("since") {
                 guard let since = Int64(sinceText), since >= 0 else { throw APIError.invalid("'since' must be a list version (an integer ≥ 0)") }
                 if let delta = try await state.missingList.delta(since: since) {
@@ -25,7 +25,7 @@ enum SentinelRoutes {
         }
 
         router.post("/v1/sightings") { request, context in
-            let sentinel = try await state.auth.sentinel(request)
+            let sentinel = try context.sentinel()
             guard await state.sentinelLimiter.allow(sentinel.id, now: state.now) else {
                 throw APIError(.tooManyRequests, "rate_limited", "this sentinel sends too often; wait a second and send larger batches",
                                headers: [.retryAfter: "1"])
