@@ -33,6 +33,7 @@ public enum BikebeaconServer {
         OpsRoutes.add(to: router, state: state)
         let callers = Authentication.group(router, state: state)
         AccountRoutes.add(to: router, callers: callers, state: state)
+        AccountDataRoutes.add(to: callers, state: state)
         BikeRoutes.add(to: callers, state: state)
         SentinelRoutes.add(to: callers, state: state)
         EventRoutes.add(to: callers, state: state)

@@ -18,6 +18,7 @@ struct SQLiteServerTests {
     @Test func health() async throws { try await OpsScenarios.health(.sqlite) }
     @Test func metricsAndOpenAPI() async throws { try await OpsScenarios.metricsAndOpenAPI(.sqlite) }
     @Test func backupWhilePosting() async throws { try await BackupScenarios.backupWhilePosting(.sqlite) }
+    @Test func exportThenDeleteAccount() async throws { try await AccountDataScenarios.exportThenDelete(.sqlite) }
 }
 
 @Suite("Server on PostgreSQL", .enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
@@ -37,4 +38,5 @@ struct PostgresServerTests {
     @Test func health() async throws { try await OpsScenarios.health(.postgres) }
     @Test func metricsAndOpenAPI() async throws { try await OpsScenarios.metricsAndOpenAPI(.postgres) }
     @Test func backupWhilePosting() async throws { try await BackupScenarios.backupWhilePosting(.postgres) }
+    @Test func exportThenDeleteAccount() async throws { try await AccountDataScenarios.exportThenDelete(.postgres) }
 }
