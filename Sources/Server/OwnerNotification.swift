@@ -45,9 +45,17 @@ public struct OwnerNotification: Codable, Sendable, Equatable {
     /// RFC 8291 leaves room for ~3.9 KB in one record; 3 KB keeps every push service happy.
     public static let maxPayloadBytes = 3 * 1024
 
-    /// The payload as pushed and queued; bike names are capped at creation, so this stays under the limit.
+    /// The payload as pushed and queued, within `maxPayloadBytes`: names of many-scalar characters
+    /// (emoji sequences) can pass the character limits and still be too long in bytes, so they are shortened.
     public func json() throws -> String {
-        String(decoding: try JSONResponse.encoder.encode(self), as: UTF8.self)
+        var data = try JSONResponse.encoder.encode(self)
+        if data.count > Self.maxPayloadBytes {
+            var short = self
+            short.bikeName = String(bikeName.prefix(20))
+            short.place = place.map { String($0.prefix(20)) }
+            data = try JSONResponse.encoder.encode(short)
+        }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// One line for people, e.g. "Commuter was seen at Cafe Rosa" (emails, logs).
