@@ -84,6 +84,34 @@ enum PushScenarios {
         }
     }
 
+    /// A target saved while allowed is still checked at every send: a server without
+    /// --allow-private-targets refuses to connect to it, records why and does not retry.
+    static func refusedAtSend(_ backend: Backend) async throws {
+        let harness = try await Harness.make(backend, options: Harness.testOptions { $0.allowPrivateTargets = true })
+        let (_, sentinel) = try await harness.sentinel("cafe")
+        try await harness.run(keepDatabase: true) { client in
+            let owner = try await client.owner("ann@example.org")
+            let bike = try await client.bike(owner)
+            _ = try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: owner)
+            #expect(try await client.send(.post, "/v1/push/subscriptions", token: owner,
+                                          json: subscription("http://127.0.0.1:9/push")).status == .created)
+        }
+        let strict = Harness(database: harness.database, options: Harness.testOptions(), cleanup: harness.cleanup)
+        try await strict.run { client in
+            #expect(try await client.send(.post, "/v1/sightings", token: sentinel,
+                                          json: Fixture.Batch(sightings: [Fixture.sighting(event: "arrived")])).status == .ok)
+            let refused = try await NotificationScenarios.until(10) {
+                let row = try? await harness.database.withSession { db in
+                    try await db.raw("SELECT failed_ms, last_error FROM notification_deliveries").first()
+                }
+                let error = (try? row?.decode(column: "last_error", as: String?.self)) ?? nil
+                let failed = (try? row?.decode(column: "failed_ms", as: Int64?.self)) ?? nil
+                return failed != nil && error?.contains("refused to call 127.0.0.1") == true
+            }
+            #expect(refused, "the loopback push endpoint is refused at send time and not retried")
+        }
+    }
+
     /// A clock the test moves.
     final class Clock: Sendable {
         let now = Mutex<Int64>(1_795_000_000_000)
