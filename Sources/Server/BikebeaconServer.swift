@@ -40,12 +40,13 @@ public enum BikebeaconServer {
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware())
         OpsRoutes.add(to: router, state: state)
-        AccountRoutes.add(to: router, state: state)
-        BikeRoutes.add(to: router, state: state)
-        SentinelRoutes.add(to: router, state: state)
-        EventRoutes.add(to: router, state: state)
+        let callers = Authentication.group(router, state: state)
+        AccountRoutes.add(to: router, callers: callers, state: state)
+        BikeRoutes.add(to: callers, state: state)
+        SentinelRoutes.add(to: callers, state: state)
+        EventRoutes.add(to: callers, state: state)
         DashboardRoutes.add(to: router)
-        PushRoutes.add(to: router, state: state)
+        PushRoutes.add(to: router, callers: callers, state: state)
         let queue = NotificationQueue(database: database, dispatcher: dispatcher,
                                       senders: Dictionary(senders.map { ($0.channel, $0) }) { first, _ in first },
                                       backoff: options.webhookBackoff, logger: logger, now: options.now)
