@@ -105,6 +105,8 @@ enum Migrations {
                 """,
             ] + notificationTables
         ),
+        // Sentinel rate limits shared by every replica (#13). Version 40: parallel branches add 13, 20, 30.
+        common(40, ["CREATE TABLE rate_buckets (key TEXT PRIMARY KEY, tokens DOUBLE PRECISION NOT NULL, last_ms BIGINT NOT NULL)"]),
     ]
 
     /// Push subscriptions, owners' channel settings, the no-spam windows and the shared VAPID key.
