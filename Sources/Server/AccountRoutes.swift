@@ -90,6 +90,7 @@ enum AccountRoutes {
             guard let url = URL(string: body.url), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
                   url.host?.isEmpty == false, body.url.count <= 2000
             else { throw APIError.invalid("'url' must be an absolute http or https URL") }
+            try await PushRoutes.checkTarget(host: url.host ?? "", field: "url", state: state)
             let webhook = AccountStore.Webhook(url: body.url, secret: Tokens.make(prefix: "whsec_"))
             try await state.accounts.setWebhook(accountID: accountID, webhook)
             return try JSONResponse.make(WebhookJSON(url: webhook.url, secret: webhook.secret))

@@ -85,6 +85,46 @@ enum Migrations {
             """,
             "CREATE INDEX deliveries_due ON deliveries (next_attempt_ms)",
         ]),
+        // Notifications (#9). Version 20, not 4: parallel branches add steps too, and a shared number would skip one.
+        Step(
+            version: 20,
+            sqlite: [
+                """
+                CREATE TABLE notification_deliveries (id INTEGER PRIMARY KEY AUTOINCREMENT,
+                  account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE, channel TEXT NOT NULL,
+                  target TEXT NOT NULL, payload TEXT NOT NULL, attempts BIGINT NOT NULL, next_attempt_ms BIGINT NOT NULL,
+                  delivered_ms BIGINT, failed_ms BIGINT, last_error TEXT, created_ms BIGINT NOT NULL)
+                """,
+            ] + notificationTables,
+            postgres: [
+                """
+                CREATE TABLE notification_deliveries (id BIGSERIAL PRIMARY KEY,
+                  account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE, channel TEXT NOT NULL,
+                  target TEXT NOT NULL, payload TEXT NOT NULL, attempts BIGINT NOT NULL, next_attempt_ms BIGINT NOT NULL,
+                  delivered_ms BIGINT, failed_ms BIGINT, last_error TEXT, created_ms BIGINT NOT NULL)
+                """,
+            ] + notificationTables
+        ),
+    ]
+
+    /// Push subscriptions, owners' channel settings, the no-spam windows and the shared VAPID key.
+    static let notificationTables = [
+        "CREATE INDEX notification_deliveries_due ON notification_deliveries (next_attempt_ms)",
+        """
+        CREATE TABLE push_subscriptions (id TEXT PRIMARY KEY,
+          account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE, endpoint TEXT NOT NULL,
+          p256dh TEXT NOT NULL, auth TEXT NOT NULL, created_ms BIGINT NOT NULL, UNIQUE (account_id, endpoint))
+        """,
+        """
+        CREATE TABLE notification_settings (account_id TEXT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+          push BIGINT NOT NULL, email BIGINT NOT NULL)
+        """,
+        """
+        CREATE TABLE notification_windows (bike_id TEXT NOT NULL REFERENCES bikes(id) ON DELETE CASCADE,
+          place TEXT NOT NULL, last_sent_ms BIGINT NOT NULL, pending TEXT, PRIMARY KEY (bike_id, place))
+        """,
+        "CREATE INDEX notification_windows_pending ON notification_windows (last_sent_ms)",
+        "CREATE TABLE vapid_keys (id BIGINT PRIMARY KEY, private_key TEXT NOT NULL, created_ms BIGINT NOT NULL)",
     ]
 
     /// Brings the schema up to date. Safe with several servers starting at once on one PostgreSQL:

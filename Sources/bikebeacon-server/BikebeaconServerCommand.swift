@@ -51,10 +51,20 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOption
     @Option(help: "Sighting batches per second each sentinel may send (per server process).") var sentinelRate: Double = 10
     @Option(help: "bcrypt cost for new passwords (4…31).") var bcryptCost: UInt8 = 12
+    @Option(help: "Minutes between notifications per bike and place; later events in the window are summarised.")
+    var notifyInterval: Double = 30
+    @Flag(help: "Let webhooks and push endpoints be loopback or private addresses, and push endpoints plain http (tests, development).")
+    var allowPrivateTargets = false
+    @Option(help: "Contact for push services in VAPID tokens: mailto:ADDRESS or an https: URL.")
+    var vapidSubject = "mailto:bikebeacon@localhost"
 
     func validate() throws {
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4…31") }
         guard sentinelRate > 0 else { throw ValidationError("--sentinel-rate must be positive") }
+        guard notifyInterval >= 0, notifyInterval <= 7 * 24 * 60 else { throw ValidationError("--notify-interval must be 0…10080 minutes") }
+        guard vapidSubject.hasPrefix("mailto:") || vapidSubject.hasPrefix("https://") else {
+            throw ValidationError("--vapid-subject must start with mailto: or https://")
+        }
     }
 
     func run() async throws {
@@ -62,7 +72,9 @@ struct Serve: AsyncParsableCommand {
         let db = try await database.open(logger: logger)
         logger.info("database \(db.url) ready")
         let options = ServerOptions(host: host, port: port, bcryptCost: bcryptCost,
-                                    sentinelRateLimit: RateLimit(perSecond: sentinelRate, burst: sentinelRate * 3))
+                                    sentinelRateLimit: RateLimit(perSecond: sentinelRate, burst: sentinelRate * 3),
+                                    notifyIntervalMilliseconds: Int64(notifyInterval * 60_000),
+                                    allowPrivateTargets: allowPrivateTargets, vapidSubject: vapidSubject)
         do {
             let app = try await BikebeaconServer.makeApplication(database: db, options: options, logger: logger)
             try await app.runService()

@@ -14,6 +14,8 @@ struct SQLiteServerTests {
     @Test func webhooks() async throws { try await NotificationScenarios.webhookDelivery(.sqlite) }
     @Test func webhookSurvivesRestart() async throws { try await NotificationScenarios.webhookSurvivesRestart(.sqlite) }
     @Test func eventStream() async throws { try await NotificationScenarios.eventStream(.sqlite) }
+    @Test func pushSubscriptionsAndSettings() async throws { try await PushScenarios.api(.sqlite) }
+    @Test func notificationWindow() async throws { try await PushScenarios.noSpam(.sqlite) }
     @Test func replicasShareTheDatabase() async throws { try await ReplicaScenarios.sharedDatabase(.sqlite) }
     @Test func health() async throws { try await OpsScenarios.health(.sqlite) }
     @Test func metricsAndOpenAPI() async throws { try await OpsScenarios.metricsAndOpenAPI(.sqlite) }
@@ -32,6 +34,8 @@ struct PostgresServerTests {
     @Test func webhooks() async throws { try await NotificationScenarios.webhookDelivery(.postgres) }
     @Test func webhookSurvivesRestart() async throws { try await NotificationScenarios.webhookSurvivesRestart(.postgres) }
     @Test func eventStream() async throws { try await NotificationScenarios.eventStream(.postgres) }
+    @Test func pushSubscriptionsAndSettings() async throws { try await PushScenarios.api(.postgres) }
+    @Test func notificationWindow() async throws { try await PushScenarios.noSpam(.postgres) }
     @Test func replicasShareTheDatabase() async throws { try await ReplicaScenarios.sharedDatabase(.postgres) }
     @Test func health() async throws { try await OpsScenarios.health(.postgres) }
     @Test func metricsAndOpenAPI() async throws { try await OpsScenarios.metricsAndOpenAPI(.postgres) }
