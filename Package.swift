@@ -112,6 +112,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "Beacon", "Registry", "Mail",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -130,7 +131,8 @@ let package = Package(
         .executableTarget(
             name: "bikebeacon-server",
             dependencies: [
-                "Server",
+                "Server", "Mail",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
