@@ -165,6 +165,7 @@ let package = Package(
             name: "ServerTests",
             dependencies: [
                 "Server", "Beacon", "TestSupport", "bikebeacon-server",
+                "Mail", .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
