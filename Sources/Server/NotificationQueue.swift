@@ -13,8 +13,9 @@ struct NotificationQueue: Sendable {
     let logger: Logger
     let now: @Sendable () -> Int64
 
-    /// How long a claimed row stays invisible to other workers while it is being sent.
-    static let lease: Int64 = 60_000
+    /// How long a claimed row stays invisible to other workers while it is being sent: longer than
+    /// a send can take (connect 5 s + request 10 s), short enough that a crash mid-send delays it little.
+    static let lease: Int64 = 30_000
 
     private struct Row: Sendable {
         var id: Int64
@@ -75,7 +76,9 @@ struct NotificationQueue: Sendable {
         } else {
             outcome = .drop(reason: "the queued row cannot be read back (channel \(row.channel))")
         }
-        await record(outcome, for: row)
+        // Record even when the server is shutting down (the send was cancelled): otherwise the row
+        // waits out its lease after the restart. The worker awaits this before the database closes.
+        await Task.detached { await record(outcome, for: row) }.value
     }
 
     private func record(_ outcome: DeliveryOutcome, for row: Row) async {
