@@ -17,14 +17,17 @@ public struct SMTPClient: Sendable {
     public var heloName: String
     /// For connecting, and for each reply after that.
     public var timeout: TimeAmount
+    /// For the whole conversation: a caller that leases the message for a while (a queue) must be done within it.
+    public var totalTimeout: TimeAmount
     /// Certificate checks for STARTTLS and smtps; tests add their own trust root here.
     public var tls: TLSConfiguration
 
     public init(url: SMTPURL, heloName: String = "localhost", timeout: TimeAmount = .seconds(30),
-                tls: TLSConfiguration = .makeClientConfiguration()) {
+                totalTimeout: TimeAmount = .minutes(2), tls: TLSConfiguration = .makeClientConfiguration()) {
         self.url = url
         self.heloName = heloName
         self.timeout = timeout
+        self.totalTimeout = totalTimeout
         self.tls = tls
     }
 
@@ -57,13 +60,15 @@ public struct SMTPClient: Sendable {
             }
         let timeout = timeout
         let heloName = heloName
+        let raw = channel.channel
+        let overall = raw.eventLoop.scheduleTask(in: totalTimeout) { raw.close(promise: nil) }
+        defer { overall.cancel() }
         return try await channel.executeThenClose { inbound, outbound in
             var session = Session(channel: channel.channel, replies: inbound.makeAsyncIterator(), outbound: outbound, timeout: timeout)
             try await session.expect(220, after: "the greeting")
             var extensions = try await session.hello(heloName)
             if url.security == .startTLSWhenOffered, extensions.has("STARTTLS") {
                 try await session.command("STARTTLS", expect: 220)
-                let raw = channel.channel
                 try await raw.eventLoop.submit {
                     try raw.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: sni), position: .first)
                 }.get()

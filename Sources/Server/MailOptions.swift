@@ -11,11 +11,13 @@ public struct MailOptions: Sendable {
     public var publicURL: String
     /// Certificate checks for STARTTLS and smtps (the system's roots unless a CA file is given).
     public var tls: TLSConfiguration
-    /// Per SMTP reply; well inside the delivery queue's lease, so a slow server cannot cause a second send.
+    /// Per SMTP reply.
     public var timeout: TimeAmount
+    /// Per message: within the notification queue's lease, so a slow server cannot cause a second send.
+    public var totalTimeout: TimeAmount { .milliseconds(NotificationQueue.lease * 2 / 3) }
 
     public init(smtp: SMTPURL, from: MailAddress, publicURL: String, tls: TLSConfiguration = .makeClientConfiguration(),
-                timeout: TimeAmount = .seconds(15)) {
+                timeout: TimeAmount = .seconds(10)) {
         self.smtp = smtp
         self.from = from
         self.publicURL = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
@@ -24,6 +26,6 @@ public struct MailOptions: Sendable {
     }
 
     var client: SMTPClient {
-        SMTPClient(url: smtp, heloName: from.domain, timeout: timeout, tls: tls)
+        SMTPClient(url: smtp, heloName: from.domain, timeout: timeout, totalTimeout: totalTimeout, tls: tls)
     }
 }
