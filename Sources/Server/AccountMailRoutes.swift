@@ -1,22 +1,10 @@
+import BikebeaconAPI
 import Hummingbird
 import HummingbirdBcrypt
 import NIOPosix
 
 /// Password reset and email verification: links mailed to the owner, redeemed once.
 enum AccountMailRoutes {
-    struct EmailRequest: Codable {
-        var email: String
-    }
-
-    struct ResetConfirmation: Codable {
-        var token: String
-        var password: String
-    }
-
-    struct VerificationConfirmation: Codable {
-        var token: String
-    }
-
     static let invalidToken = APIError(.badRequest, "invalid_token",
                                        "this link is unknown, already used or expired; ask for a new one")
 
@@ -25,7 +13,7 @@ enum AccountMailRoutes {
 
         // Always 202, whether or not the address has an account, so the endpoint cannot be used to find accounts.
         router.post("/v1/password-reset") { request, context in
-            let body = try await JSONResponse.decode(EmailRequest.self, from: request, context: context)
+            let body = try await JSONResponse.decode(EmailAddressRequest.self, from: request, context: context)
             if let email = try? AccountRoutes.normalised(email: body.email), state.mailer.configured,
                let account = try await state.accounts.credentials(email: email),
                let token = try await tokens.issue(accountID: account.id, purpose: .passwordReset, now: state.now) {
@@ -35,7 +23,7 @@ enum AccountMailRoutes {
         }
 
         router.post("/v1/password-reset/confirm") { request, context in
-            let body = try await JSONResponse.decode(ResetConfirmation.self, from: request, context: context)
+            let body = try await JSONResponse.decode(PasswordResetConfirmation.self, from: request, context: context)
             try AccountRoutes.check(password: body.password)
             let cost = state.options.bcryptCost
             let password = body.password
@@ -54,7 +42,7 @@ enum AccountMailRoutes {
         }
 
         router.post("/v1/email-verification") { request, context in
-            let body = try await JSONResponse.decode(EmailRequest.self, from: request, context: context)
+            let body = try await JSONResponse.decode(EmailAddressRequest.self, from: request, context: context)
             if let email = try? AccountRoutes.normalised(email: body.email), state.mailer.configured,
                let account = try await state.accounts.credentials(email: email),
                try await !tokens.isVerified(accountID: account.id) {
@@ -64,7 +52,7 @@ enum AccountMailRoutes {
         }
 
         router.post("/v1/email-verification/confirm") { request, context in
-            let body = try await JSONResponse.decode(VerificationConfirmation.self, from: request, context: context)
+            let body = try await JSONResponse.decode(EmailVerificationConfirmation.self, from: request, context: context)
             let now = state.now
             let account = try await tokens.redeem(body.token, purpose: .emailVerification, now: now) { accountID, db in
                 try await db.raw("""

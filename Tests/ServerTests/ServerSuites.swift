@@ -19,6 +19,7 @@ struct SQLiteServerTests {
     @Test func replicasShareTheDatabase() async throws { try await ReplicaScenarios.sharedDatabase(.sqlite) }
     @Test func health() async throws { try await OpsScenarios.health(.sqlite) }
     @Test func metricsAndOpenAPI() async throws { try await OpsScenarios.metricsAndOpenAPI(.sqlite) }
+    @Test func backupWhilePosting() async throws { try await BackupScenarios.backupWhilePosting(.sqlite) }
     @Test func sightingEmails() async throws { try await MailScenarios.sightingEmails(.sqlite) }
     @Test func smtpOutage() async throws { try await MailScenarios.smtpOutage(.sqlite) }
     @Test func passwordReset() async throws { try await MailScenarios.passwordReset(.sqlite) }
@@ -43,6 +44,7 @@ struct PostgresServerTests {
     @Test func replicasShareTheDatabase() async throws { try await ReplicaScenarios.sharedDatabase(.postgres) }
     @Test func health() async throws { try await OpsScenarios.health(.postgres) }
     @Test func metricsAndOpenAPI() async throws { try await OpsScenarios.metricsAndOpenAPI(.postgres) }
+    @Test func backupWhilePosting() async throws { try await BackupScenarios.backupWhilePosting(.postgres) }
     @Test func sightingEmails() async throws { try await MailScenarios.sightingEmails(.postgres) }
     @Test func smtpOutage() async throws { try await MailScenarios.smtpOutage(.postgres) }
     @Test func passwordReset() async throws { try await MailScenarios.passwordReset(.postgres) }
