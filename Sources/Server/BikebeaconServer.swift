@@ -49,7 +49,7 @@ public enum BikebeaconServer {
         SentinelRoutes.add(to: callers, state: state)
         EventRoutes.add(to: callers, state: state)
         DashboardRoutes.add(to: router)
-        PushRoutes.add(to: router, state: state)
+        PushRoutes.add(to: router, callers: callers, state: state)
         AccountMailRoutes.add(to: router, state: state)
         let queue = NotificationQueue(database: database, dispatcher: dispatcher,
                                       senders: Dictionary(senders.map { ($0.channel, $0) }) { first, _ in first },

@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Foundation
 import Hummingbird
 
@@ -37,13 +38,13 @@ enum PushRoutes {
         var email: Bool?
     }
 
-    static func add(to router: Router<AppContext>, state: ServerState) {
+    static func add(to router: Router<AppContext>, callers: RouterGroup<AppContext>, state: ServerState) {
         router.get("/v1/push/key") { _, _ in
             try JSONResponse.make(KeyJSON(publicKey: state.vapid.publicKey))
         }
 
-        router.post("/v1/push/subscriptions") { request, context in
-            let accountID = try await state.auth.owner(request)
+        callers.post("/v1/push/subscriptions") { request, context in
+            let accountID = try context.owner().accountID
             let body = try await JSONResponse.decode(SubscriptionRequest.self, from: request, context: context)
             try await check(body, state: state)
             do {
@@ -57,31 +58,31 @@ enum PushRoutes {
             }
         }
 
-        router.get("/v1/push/subscriptions") { request, _ in
-            let accountID = try await state.auth.owner(request)
+        callers.get("/v1/push/subscriptions") { _, context in
+            let accountID = try context.owner().accountID
             let list = try await state.pushSubscriptions.list(accountID: accountID).map {
                 SubscriptionJSON(id: $0.id, endpoint: $0.endpoint, createdAt: Timestamp.format(milliseconds: $0.createdMilliseconds))
             }
             return try JSONResponse.make(SubscriptionListJSON(subscriptions: list))
         }
 
-        router.delete("/v1/push/subscriptions/{id}") { request, context in
-            let accountID = try await state.auth.owner(request)
+        callers.delete("/v1/push/subscriptions/{id}") { request, context in
+            let accountID = try context.owner().accountID
             guard let id = context.parameters.get("id"), id.count <= 64,
                   try await state.pushSubscriptions.delete(id: id, accountID: accountID)
             else { throw APIError(.notFound, "not_found", "no such push subscription") }
             return Response(status: .noContent)
         }
 
-        router.get("/v1/account/notifications") { request, _ in
-            let accountID = try await state.auth.owner(request)
+        callers.get("/v1/account/notifications") { _, context in
+            let accountID = try context.owner().accountID
             return try JSONResponse.make(try await state.database.withSession {
                 try await NotificationDispatcher.settings(accountID: accountID, in: $0)
             })
         }
 
-        router.put("/v1/account/notifications") { request, context in
-            let accountID = try await state.auth.owner(request)
+        callers.put("/v1/account/notifications") { request, context in
+            let accountID = try context.owner().accountID
             let body = try await JSONResponse.decode(SettingsRequest.self, from: request, context: context)
             guard body.push != nil || body.email != nil else { throw APIError.invalid("send 'push' and/or 'email' as true or false") }
             let settings = try await state.database.transaction { db in
