@@ -106,6 +106,8 @@ enum Migrations {
             ] + notificationTables
         ),
         accountMail,
+        // Sentinel rate limits shared by every replica (#13). Version 40: parallel branches add 13, 20, 30.
+        common(40, ["CREATE TABLE rate_buckets (key TEXT PRIMARY KEY, tokens DOUBLE PRECISION NOT NULL, last_ms BIGINT NOT NULL)"]),
     ]
 
     /// Password-reset and email-verification tokens (#9, email). Version 30: see step 20.
