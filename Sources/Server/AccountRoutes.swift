@@ -17,6 +17,9 @@ enum AccountRoutes {
             guard let id = try await state.accounts.create(email: email, passwordHash: hash, now: state.now) else {
                 throw APIError(.conflict, "email_taken", "an account with this email exists; log in instead")
             }
+            if state.options.requireVerifiedEmail {
+                try await AccountMailRoutes.sendVerification(accountID: id, email: email, state: state)
+            }
             return try JSONResponse.make(Account(id: id, email: email), status: .created)
         }
 
@@ -42,6 +45,7 @@ enum AccountRoutes {
                 throw APIError(.unauthorized, "invalid_credentials", "email or password is wrong")
             }
             try await state.accounts.clearFailedLogins(email: email)
+            try await AccountMailRoutes.checkVerified(accountID: account.id, state: state)
             let token = Tokens.make(prefix: Tokens.ownerPrefix)
             try await state.accounts.createSession(accountID: account.id, tokenDigest: Tokens.digest(token), now: now)
             return try JSONResponse.make(Token(token: token))

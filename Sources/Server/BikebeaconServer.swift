@@ -28,8 +28,11 @@ public enum BikebeaconServer {
         let outbound = OutboundHTTP(allowPrivateTargets: options.allowPrivateTargets)
         let pushSender = WebPushSender(subscriptions: PushSubscriptionStore(database: database), vapid: vapid, http: outbound,
                                        logger: logger, now: options.now)
-        // Every channel the server can send on; the email sender joins here when SMTP is configured.
-        let senders: [any NotificationSender] = [pushSender]
+        // Every channel the server can send on; email when SMTP is configured.
+        var senders: [any NotificationSender] = [pushSender]
+        if let mail = options.mail {
+            senders.append(EmailSender(database: database, options: mail, logger: logger, now: options.now))
+        }
         let dispatcher = NotificationDispatcher(interval: options.notifyIntervalMilliseconds,
                                                 channels: Set(senders.map(\.channel)), flavor: database.flavor)
         let state = ServerState(
@@ -48,6 +51,7 @@ public enum BikebeaconServer {
         EventRoutes.add(to: callers, state: state)
         DashboardRoutes.add(to: router)
         PushRoutes.add(to: router, callers: callers, state: state)
+        AccountMailRoutes.add(to: router, state: state)
         let queue = NotificationQueue(database: database, dispatcher: dispatcher,
                                       senders: Dictionary(senders.map { ($0.channel, $0) }) { first, _ in first },
                                       backoff: options.webhookBackoff, logger: logger, now: options.now)

@@ -105,9 +105,23 @@ enum Migrations {
                 """,
             ] + notificationTables
         ),
+        accountMail,
         // Sentinel rate limits shared by every replica (#13). Version 40: parallel branches add 13, 20, 30.
         common(40, ["CREATE TABLE rate_buckets (key TEXT PRIMARY KEY, tokens DOUBLE PRECISION NOT NULL, last_ms BIGINT NOT NULL)"]),
     ]
+
+    /// Password-reset and email-verification tokens (#9, email). Version 30: see step 20.
+    static let accountMail = common(30, [
+        "ALTER TABLE accounts ADD COLUMN email_verified_ms BIGINT",
+        // Accounts made before verification existed count as verified.
+        "UPDATE accounts SET email_verified_ms = created_ms",
+        """
+        CREATE TABLE account_tokens (token_hash TEXT PRIMARY KEY,
+          account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE, purpose TEXT NOT NULL,
+          created_ms BIGINT NOT NULL, expires_ms BIGINT NOT NULL, used_ms BIGINT)
+        """,
+        "CREATE INDEX account_tokens_account ON account_tokens (account_id, purpose, created_ms)",
+    ])
 
     /// Push subscriptions, owners' channel settings, the no-spam windows and the shared VAPID key.
     static let notificationTables = [

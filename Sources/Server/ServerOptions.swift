@@ -23,6 +23,10 @@ public struct ServerOptions: Sendable {
     public var allowPrivateTargets: Bool
     /// The VAPID `sub` claim: a `mailto:` or `https:` contact push services can reach the operator at.
     public var vapidSubject: String
+    /// SMTP and links for email (notifications, password reset); nil sends no email.
+    public var mail: MailOptions? = nil
+    /// Sessions only for owners who confirmed their address (`serve --require-verified-email`; needs `mail`).
+    public var requireVerifiedEmail = false
     /// The wall clock in epoch milliseconds; injected so tests control time-based policies.
     public var now: @Sendable () -> Int64
 

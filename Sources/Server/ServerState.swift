@@ -20,5 +20,6 @@ struct ServerState: Sendable {
     var bikes: BikeStore { BikeStore(database: database, missingList: missingList, notifications: notifications) }
     var sightings: SightingStore { SightingStore(database: database, notifications: notifications) }
     var pushSubscriptions: PushSubscriptionStore { PushSubscriptionStore(database: database) }
+    var mailer: AccountMailer { AccountMailer(options: options.mail, logger: logger, now: options.now) }
     var now: Int64 { options.now() }
 }

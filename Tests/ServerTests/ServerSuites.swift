@@ -22,6 +22,10 @@ struct SQLiteServerTests {
     @Test func metricsAndOpenAPI() async throws { try await OpsScenarios.metricsAndOpenAPI(.sqlite) }
     @Test func backupWhilePosting() async throws { try await BackupScenarios.backupWhilePosting(.sqlite) }
     @Test func exportThenDeleteAccount() async throws { try await AccountDataScenarios.exportThenDelete(.sqlite) }
+    @Test func sightingEmails() async throws { try await MailScenarios.sightingEmails(.sqlite) }
+    @Test func smtpOutage() async throws { try await MailScenarios.smtpOutage(.sqlite) }
+    @Test func passwordReset() async throws { try await MailScenarios.passwordReset(.sqlite) }
+    @Test func emailVerification() async throws { try await MailScenarios.emailVerification(.sqlite) }
 }
 
 @Suite("Server on PostgreSQL", .enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
@@ -45,4 +49,8 @@ struct PostgresServerTests {
     @Test func metricsAndOpenAPI() async throws { try await OpsScenarios.metricsAndOpenAPI(.postgres) }
     @Test func backupWhilePosting() async throws { try await BackupScenarios.backupWhilePosting(.postgres) }
     @Test func exportThenDeleteAccount() async throws { try await AccountDataScenarios.exportThenDelete(.postgres) }
+    @Test func sightingEmails() async throws { try await MailScenarios.sightingEmails(.postgres) }
+    @Test func smtpOutage() async throws { try await MailScenarios.smtpOutage(.postgres) }
+    @Test func passwordReset() async throws { try await MailScenarios.passwordReset(.postgres) }
+    @Test func emailVerification() async throws { try await MailScenarios.emailVerification(.postgres) }
 }
