@@ -35,7 +35,7 @@ public enum BikebeaconServer {
         BikeRoutes.add(to: router, state: state)
         SentinelRoutes.add(to: router, state: state)
         EventRoutes.add(to: router, state: state)
-        DashboardRoutes.add(to: router)
+        DashboardRoutes.add(to: router, options: options, logger: logger)
         let worker = WebhookWorker(database: database, broker: state.broker, backoff: options.webhookBackoff,
                                    httpClient: httpClient, logger: logger, now: options.now)
         return Application(

@@ -17,6 +17,10 @@ public struct ServerOptions: Sendable {
     /// Missing-list versions of change log kept for deltas; older `since` values get the full list.
     public var deltaRetention: Int64
     public var webhookBackoff: Backoff
+    /// The dashboard map's tile source (`serve --map-tiles`); the page's CSP allows its origin.
+    public var mapTiles: MapTiles = .openStreetMap
+    /// Debian's `libjs-leaflet` files, served at `/leaflet/`; absent, the dashboard draws its SVG sketch.
+    public var leafletDirectory: String = "/usr/share/javascript/leaflet"
     /// The wall clock in epoch milliseconds; injected so tests control time-based policies.
     public var now: @Sendable () -> Int64
 

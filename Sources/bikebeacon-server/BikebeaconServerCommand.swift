@@ -51,18 +51,34 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOption
     @Option(help: "Sighting batches per second each sentinel may send (per server process).") var sentinelRate: Double = 10
     @Option(help: "bcrypt cost for new passwords (4…31).") var bcryptCost: UInt8 = 12
+    @Option(help: "The dashboard map's tile URL template ({z}, {x}, {y}; {s} for subdomains); the page may load images from its host only.")
+    var mapTiles = MapTiles.openStreetMap.template
+    @Option(help: "The attribution the tile provider asks for, shown on the map.") var mapAttribution = MapTiles.defaultAttribution
+    @Option(help: "Where Debian's libjs-leaflet put Leaflet; without it the dashboard draws its offline sketch.")
+    var leafletDirectory = "/usr/share/javascript/leaflet"
 
     func validate() throws {
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4…31") }
         guard sentinelRate > 0 else { throw ValidationError("--sentinel-rate must be positive") }
+        _ = try tiles()
+    }
+
+    func tiles() throws -> MapTiles {
+        do {
+            return try MapTiles(template: mapTiles, attribution: mapAttribution)
+        } catch {
+            throw ValidationError("--map-tiles: \(error.description)")
+        }
     }
 
     func run() async throws {
         let logger = Logger(label: "bikebeacon-server")
         let db = try await database.open(logger: logger)
         logger.info("database \(db.url) ready")
-        let options = ServerOptions(host: host, port: port, bcryptCost: bcryptCost,
+        var options = ServerOptions(host: host, port: port, bcryptCost: bcryptCost,
                                     sentinelRateLimit: RateLimit(perSecond: sentinelRate, burst: sentinelRate * 3))
+        options.mapTiles = try tiles()
+        options.leafletDirectory = leafletDirectory
         do {
             let app = try await BikebeaconServer.makeApplication(database: db, options: options, logger: logger)
             try await app.runService()

@@ -6,8 +6,12 @@ const TOKEN_KEY = "bikebeacon.token";
 const EMAIL_KEY = "bikebeacon.email";
 const COLOURS = ["black", "white", "grey", "silver", "red", "orange", "yellow", "green", "blue", "purple", "pink", "brown", "other"];
 
+const PUSH_KEY = "bikebeacon.pushSubscription";
+/** The service worker's cache of the owner's data (sw.js): emptied on log-out. */
+const DATA_CACHE = "bikebeacon-data";
+
 const state = { token: localStorage.getItem(TOKEN_KEY), email: localStorage.getItem(EMAIL_KEY) || "",
-  bikes: [], selected: null, sightings: [], events: null };
+  bikes: [], selected: null, sightings: [], events: null, config: null, map: null };
 
 const $ = (id) => document.getElementById(id);
 
@@ -52,6 +56,7 @@ async function api(method, path, body, { raw = false } = {}) {
     if (code === "invalid_credentials") field = "password";
     throw new FieldError(message, field, response.status);
   }
+  showOffline(response.headers.get("X-Bikebeacon-Cached-At"));
   if (raw) return response;
   if (response.status === 204) return null;
   return response.json();
@@ -92,7 +97,9 @@ async function logIn(email, password) {
 function logOut(message) {
   if (state.token) fetch("/v1/sessions", { method: "DELETE", headers: { Authorization: "Bearer " + state.token } }).catch(() => {});
   state.token = null; state.bikes = []; state.selected = null;
-  localStorage.removeItem(TOKEN_KEY);
+  localStorage.removeItem(TOKEN_KEY); localStorage.removeItem(PUSH_KEY);
+  if (window.caches) caches.delete(DATA_CACHE).catch(() => {});
+  history.replaceState(null, "", "/");
   if (state.events) { state.events.abort(); state.events = null; }
   $("app").hidden = true; $("who").hidden = true; $("auth").hidden = false;
   if (message) $("login-form-error").textContent = message;
@@ -231,6 +238,8 @@ function wireBikeForm() {
 
 async function selectBike(id) {
   state.selected = id;
+  history.replaceState(null, "", `/?bike=${encodeURIComponent(id)}`);
+  if (state.map) { state.map.remove(); state.map = null; } // a fresh map per bike: tiles are tried again
   renderBikes();
   const bike = state.bikes.find((b) => b.id === id);
   $("sightings-hint").hidden = true; $("sightings-panel").hidden = false;
@@ -266,23 +275,71 @@ function renderSightings(freshId) {
   renderMap(state.sightings);
 }
 
-/** Sentinel places on an equirectangular plot scaled to their bounding box: works offline, no tiles. */
-function renderMap(sightings) {
-  const svg = $("map"), W = 320, H = 200, pad = 28;
+/** One entry per sentinel place, with how often the bike was heard there. */
+function placesOf(sightings) {
   const places = new Map();
   for (const s of sightings) {
     const key = `${s.sentinel}|${s.latitude}|${s.longitude}`;
     const place = places.get(key) || { name: s.sentinel, lat: s.latitude, lon: s.longitude, count: 0, last: s.time };
     place.count += 1; places.set(key, place);
   }
-  const list = [...places.values()];
+  return [...places.values()];
+}
+
+/** A tiled Leaflet map when Leaflet, the tile server and the network are there; the SVG sketch otherwise. */
+function renderMap(sightings) {
+  const list = placesOf(sightings);
+  $("map-caption").textContent = list.length === 0 ? "" :
+    `${list.length} sentinel place${list.length === 1 ? "" : "s"}, ${sightings.length} sighting${sightings.length === 1 ? "" : "s"}; north is up.`;
+  if (list.length > 0 && window.L && state.config && navigator.onLine) renderTiledMap(list);
+  else showSketch(list);
+}
+
+function showSketch(list) {
+  if (state.map) { state.map.remove(); state.map = null; }
+  $("tiled-map").hidden = true; $("map").removeAttribute("hidden"); // an <svg> has no .hidden property
+  renderSketch(list);
+}
+
+function escapeHtml(text) {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** Leaflet from our own server, tiles from `serve --map-tiles`; if no tile arrives, back to the sketch. */
+function renderTiledMap(list) {
+  $("tiled-map").hidden = false; $("map").setAttribute("hidden", "");
+  if (!state.map) {
+    const map = L.map("tiled-map", { scrollWheelZoom: false });
+    const tiles = L.tileLayer(state.config.tiles, { attribution: escapeHtml(state.config.attribution), maxZoom: 19 });
+    let loaded = 0;
+    tiles.on("tileload", () => { loaded += 1; $("tiled-map").dataset.tiles = "loaded"; });
+    tiles.on("load", () => { if (loaded === 0 && state.map === map) { showSketch(placesOf(state.sightings)); $("map-caption").textContent += " Map tiles could not be loaded: showing a sketch."; } });
+    tiles.addTo(map);
+    map.places = L.featureGroup().addTo(map);
+    state.map = map;
+  }
+  const map = state.map;
+  map.places.clearLayers();
+  for (const p of list) {
+    const marker = L.circleMarker([p.lat, p.lon], { className: "place", radius: Math.min(14, 5 + Math.sqrt(p.count) * 2),
+      color: "#fff", weight: 2, fillColor: "#b3261e", fillOpacity: 0.85 });
+    marker.bindTooltip(el("span", { text: `${p.name} (${p.count})` }), { permanent: true, direction: "right", offset: [12, 0] });
+    map.places.addLayer(marker);
+  }
+  map.invalidateSize();
+  if (list.length === 1) map.setView([list[0].lat, list[0].lon], 16, { animate: false });
+  else map.fitBounds(map.places.getBounds(), { padding: [40, 40], maxZoom: 17, animate: false });
+}
+
+/** Sentinel places on an equirectangular plot scaled to their bounding box: works offline, no tiles. */
+function renderSketch(list) {
+  const svg = $("map"), W = 320, H = 200, pad = 28;
   const ns = "http://www.w3.org/2000/svg";
   const make = (tag, attrs, text) => { const n = document.createElementNS(ns, tag); for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v); if (text != null) n.textContent = text; return n; };
   const keep = svg.querySelector("title");
   svg.replaceChildren(keep, make("rect", { class: "frame", x: 0.5, y: 0.5, width: W - 1, height: H - 1 }));
   if (list.length === 0) {
     svg.append(make("text", { x: W / 2, y: H / 2, "text-anchor": "middle", class: "label" }, "No sentinel places yet"));
-    $("map-caption").textContent = "";
     return;
   }
   const lats = list.map((p) => p.lat), lons = list.map((p) => p.lon);
@@ -302,7 +359,6 @@ function renderMap(sightings) {
       dx: x > W * 0.7 ? (-2 * r - 6).toFixed(1) : 0 }, `${p.name} (${p.count})`));
     svg.append(group);
   }
-  $("map-caption").textContent = `${list.length} sentinel place${list.length === 1 ? "" : "s"}, ${sightings.length} sighting${sightings.length === 1 ? "" : "s"}; north is up.`;
 }
 
 async function exportSightings(format) {
@@ -336,6 +392,7 @@ async function followEvents() {
       const response = await fetch("/v1/events", { headers, signal: controller.signal });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       setLive(true, "live: connected");
+      if (!$("offline").hidden) refresh(); // the server is back: replace what the offline cache showed
       const reader = response.body.getReader();
       const decoder = new TextDecoder();
       let buffer = "";
@@ -398,18 +455,146 @@ function wireWebhook() {
   });
 }
 
+// ---- offline: the service worker answers with what was last loaded ----
+
+/** Says so when an answer came from the service worker's cache (its time), hides the note when one came from the server. */
+function showOffline(cachedAt) {
+  if (cachedAt === null) { $("offline").hidden = true; return; }
+  const at = new Date(cachedAt);
+  $("offline").textContent = `Offline: showing what was last loaded${isNaN(at) ? "" : ` (${when(cachedAt)})`}. Changes need a connection.`;
+  $("offline").hidden = false;
+}
+
+function refresh() {
+  if (state.token) { loadBikes(); loadSightings(); loadNotificationSettings(); }
+}
+
+async function registerServiceWorker() {
+  if (!("serviceWorker" in navigator)) return;
+  try {
+    await navigator.serviceWorker.register("/sw.js");
+  } catch (error) { console.warn("bikebeacon: no offline shell:", error); }
+  navigator.serviceWorker.addEventListener("message", (event) => {
+    if (event.data && event.data.type === "show-bike" && event.data.bikeId) showBike(event.data.bikeId);
+  });
+}
+
+/** Opens a bike's sightings (a notification's click, or `/?bike=ID`) once the bikes are loaded. */
+async function showBike(id) {
+  if (!state.token) return;
+  if (!state.bikes.some((b) => b.id === id)) await loadBikes();
+  if (state.bikes.some((b) => b.id === id)) await selectBike(id);
+}
+
+// ---- notifications: push on this device, and which channels the account wants ----
+
+function base64urlBytes(text) {
+  const base64 = text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4);
+  return Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+}
+
+function setNotifyStatus(text) { $("notify-status").textContent = text; }
+
+function renderPushButton() {
+  const on = Boolean(localStorage.getItem(PUSH_KEY));
+  $("notify-enable").textContent = on ? "Turn off notifications on this device" : "Enable notifications on this device";
+  $("notify-enable").dataset.on = on ? "true" : "false";
+}
+
+/** Subscribes this browser with the server's VAPID key and registers the subscription with the account. */
+async function enablePush() {
+  if (!("serviceWorker" in navigator) || !("PushManager" in window) || !("Notification" in window))
+    throw new FieldError("This browser cannot receive push notifications; email notifications still work.");
+  const permission = await Notification.requestPermission();
+  if (permission !== "granted")
+    throw new FieldError("Notifications are blocked for this site: allow them in the browser's site settings, then try again.");
+  let key;
+  try { key = (await api("GET", "/v1/push/key")).publicKey; }
+  catch (error) { throw new FieldError(error.status === 404 ? "This server does not send push notifications." : error.message); }
+  const registration = await navigator.serviceWorker.ready;
+  const applicationServerKey = base64urlBytes(key);
+  let subscription = await registration.pushManager.getSubscription();
+  const sameKey = subscription && subscription.options.applicationServerKey
+    && new Uint8Array(subscription.options.applicationServerKey).join() === applicationServerKey.join();
+  if (subscription && !sameKey) { await subscription.unsubscribe(); subscription = null; }
+  try {
+    subscription = subscription || await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey });
+  } catch (error) {
+    throw new FieldError(`The browser's push service refused the subscription (${error.message}). Check the connection and try again.`);
+  }
+  const saved = await api("POST", "/v1/push/subscriptions", subscription.toJSON());
+  localStorage.setItem(PUSH_KEY, saved.id);
+  setNotifyStatus("Notifications are on for this device.");
+}
+
+async function disablePush() {
+  const id = localStorage.getItem(PUSH_KEY);
+  const registration = await navigator.serviceWorker.ready;
+  const subscription = await registration.pushManager.getSubscription();
+  if (subscription) await subscription.unsubscribe();
+  if (id) await api("DELETE", `/v1/push/subscriptions/${encodeURIComponent(id)}`).catch((error) => { if (error.status !== 404) throw error; });
+  localStorage.removeItem(PUSH_KEY);
+  setNotifyStatus("Notifications are off for this device.");
+}
+
+async function loadNotificationSettings() {
+  $("notify-error").textContent = "";
+  try {
+    const settings = await api("GET", "/v1/account/notifications");
+    $("notify-push").checked = Boolean(settings.push); $("notify-email").checked = Boolean(settings.email);
+    $("notify-settings").hidden = false;
+  } catch (error) {
+    $("notify-settings").hidden = true;
+    // 404: a server without notifications; no status: offline, and the settings are not worth an alarm.
+    if (error.status && error.status !== 404) $("notify-error").textContent = error.message;
+  }
+}
+
+function wireNotifications() {
+  renderPushButton();
+  $("notify-enable").addEventListener("click", async () => {
+    $("notify-error").textContent = ""; setNotifyStatus("");
+    try {
+      if ($("notify-enable").dataset.on === "true") await disablePush(); else await enablePush();
+    } catch (error) { $("notify-error").textContent = error.message; }
+    renderPushButton();
+  });
+  for (const box of [$("notify-push"), $("notify-email")]) {
+    box.addEventListener("change", async () => {
+      $("notify-error").textContent = "";
+      try {
+        await api("PUT", "/v1/account/notifications", { push: $("notify-push").checked, email: $("notify-email").checked });
+        setNotifyStatus("Notification settings saved.");
+      } catch (error) { $("notify-error").textContent = error.message; box.checked = !box.checked; }
+    });
+  }
+}
+
 // ---- start ----
+
+async function loadConfig() {
+  try {
+    const response = await fetch("/dashboard/config.json");
+    if (response.ok) state.config = await response.json();
+  } catch (_) { /* offline and not cached yet: the map stays a sketch */ }
+}
 
 async function showApp() {
   $("auth").hidden = true; $("app").hidden = false; $("who").hidden = false;
   $("who-email").textContent = state.email;
   await loadBikes();
+  loadNotificationSettings();
   if (!state.events) followEvents();
+  const wanted = new URLSearchParams(location.search).get("bike");
+  if (wanted) await showBike(wanted);
 }
 
-document.addEventListener("DOMContentLoaded", () => {
-  wireAuth(); wireBikeForm(); wireWebhook();
+document.addEventListener("DOMContentLoaded", async () => {
+  wireAuth(); wireBikeForm(); wireWebhook(); wireNotifications();
   $("export-csv").addEventListener("click", () => exportSightings("csv"));
   $("export-geojson").addEventListener("click", () => exportSightings("geojson"));
+  window.addEventListener("online", refresh);
+  registerServiceWorker();
+  await loadConfig();
   if (state.token) showApp(); else $("auth").hidden = false;
 });
