@@ -8,6 +8,8 @@ enum AccountRoutes {
     struct Credentials: Codable {
         var email: String
         var password: String
+        /// Log-in only: true asks for the dashboard's HttpOnly cookie session instead of a bearer token.
+        var cookie: Bool?
     }
 
     struct AccountJSON: Codable {
@@ -65,17 +67,23 @@ enum AccountRoutes {
             }
             try await state.accounts.clearFailedLogins(email: email)
             let token = Tokens.make(prefix: Tokens.ownerPrefix)
-            try await state.accounts.createSession(accountID: account.id, tokenDigest: Tokens.digest(token), now: now)
-            return try JSONResponse.make(TokenJSON(token: token))
+            let cookie = credentials.cookie == true
+            let session = try await state.sessions.create(accountID: account.id, tokenDigest: Tokens.digest(token), kind: cookie ? .cookie : .token,
+                                                          userAgent: request.headers[.userAgent], now: now)
+            guard cookie else { return try JSONResponse.make(TokenJSON(token: token)) }
+            let policy = state.options.sessions
+            var response = try JSONResponse.make(SessionRoutes.SessionJSON(session, policy: policy, current: true))
+            SessionCookie.set(on: &response, token: token, maxAgeSeconds: Int(policy.lifetimeMilliseconds / 1000),
+                              secure: SessionCookie.isSecure(request))
+            return response
         }
 
         router.delete("/v1/sessions") { request, _ in
-            _ = try await state.auth.owner(request)
-            if let header = request.headers[.authorization] {
-                let token = header.split(separator: " ", maxSplits: 1).last.map(String.init) ?? ""
-                try await state.accounts.deleteSession(tokenDigest: Tokens.digest(token))
-            }
-            return Response(status: .noContent)
+            let owner = try await state.auth.ownerSession(request)
+            _ = try await state.sessions.delete(id: owner.session.id, accountID: owner.session.accountID)
+            var response = Response(status: .noContent)
+            if owner.viaCookie { SessionCookie.clear(on: &response, secure: SessionCookie.isSecure(request)) }
+            return response
         }
 
         router.get("/v1/account") { request, _ in

@@ -32,6 +32,7 @@ public enum BikebeaconServer {
         router.add(middleware: ErrorMiddleware())
         OpsRoutes.add(to: router, state: state)
         AccountRoutes.add(to: router, state: state)
+        SessionRoutes.add(to: router, state: state)
         BikeRoutes.add(to: router, state: state)
         SentinelRoutes.add(to: router, state: state)
         EventRoutes.add(to: router, state: state)

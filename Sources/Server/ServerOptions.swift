@@ -21,6 +21,8 @@ public struct ServerOptions: Sendable {
     public var mapTiles: MapTiles = .openStreetMap
     /// Debian's `libjs-leaflet` files, served at `/leaflet/`; absent, the dashboard draws its SVG sketch.
     public var leafletDirectory: String = "/usr/share/javascript/leaflet"
+    /// How long dashboard (cookie) sessions last without use, and at most.
+    public var sessions = SessionPolicy()
     /// The wall clock in epoch milliseconds; injected so tests control time-based policies.
     public var now: @Sendable () -> Int64
 

@@ -2,15 +2,14 @@
 // Every piece of server data reaches the page through textContent, never as HTML.
 "use strict";
 
-const TOKEN_KEY = "bikebeacon.token";
-const EMAIL_KEY = "bikebeacon.email";
 const COLOURS = ["black", "white", "grey", "silver", "red", "orange", "yellow", "green", "blue", "purple", "pink", "brown", "other"];
 
 const PUSH_KEY = "bikebeacon.pushSubscription";
 /** The service worker's cache of the owner's data (sw.js): emptied on log-out. */
 const DATA_CACHE = "bikebeacon-data";
 
-const state = { token: localStorage.getItem(TOKEN_KEY), email: localStorage.getItem(EMAIL_KEY) || "",
+// The session is an HttpOnly cookie this script cannot read; `bb_csrf` (readable) goes back in X-CSRF-Token.
+const state = { signedIn: false, email: "",
   bikes: [], selected: null, sightings: [], events: null, config: null, map: null };
 
 const $ = (id) => document.getElementById(id);
@@ -32,10 +31,15 @@ class FieldError extends Error {
   constructor(message, field, status) { super(message); this.field = field; this.status = status; }
 }
 
+function csrfToken() {
+  const match = /(?:^|;\s*)bb_csrf=([^;]*)/.exec(document.cookie);
+  return match ? decodeURIComponent(match[1]) : "";
+}
+
 /** Calls the API; a refusal becomes a FieldError naming the field the server's message quotes ('name', …). */
 async function api(method, path, body, { raw = false } = {}) {
   const headers = {};
-  if (state.token) headers.Authorization = "Bearer " + state.token;
+  if (method !== "GET" && method !== "HEAD") headers["X-CSRF-Token"] = csrfToken();
   if (body !== undefined) headers["Content-Type"] = "application/json";
   let response;
   try {
@@ -43,7 +47,7 @@ async function api(method, path, body, { raw = false } = {}) {
   } catch (error) {
     throw new FieldError("Cannot reach the server: check your connection and try again.");
   }
-  if (response.status === 401 && state.token && path !== "/v1/sessions") {
+  if (response.status === 401 && state.signedIn && path !== "/v1/sessions") {
     logOut("Your session has ended: log in again.");
     throw new FieldError("Your session has ended: log in again.", null, 401);
   }
@@ -88,16 +92,15 @@ function showError(form, prefix, error) {
 // ---- signing in ----
 
 async function logIn(email, password) {
-  const { token } = await api("POST", "/v1/sessions", { email, password });
-  state.token = token; state.email = email.trim().toLowerCase();
-  localStorage.setItem(TOKEN_KEY, token); localStorage.setItem(EMAIL_KEY, state.email);
+  await api("POST", "/v1/sessions", { email, password, cookie: true });
+  state.signedIn = true; state.email = email.trim().toLowerCase();
   await showApp();
 }
 
 function logOut(message) {
-  if (state.token) fetch("/v1/sessions", { method: "DELETE", headers: { Authorization: "Bearer " + state.token } }).catch(() => {});
-  state.token = null; state.bikes = []; state.selected = null;
-  localStorage.removeItem(TOKEN_KEY); localStorage.removeItem(PUSH_KEY);
+  if (state.signedIn) fetch("/v1/sessions", { method: "DELETE", headers: { "X-CSRF-Token": csrfToken() } }).catch(() => {});
+  state.signedIn = false; state.bikes = []; state.selected = null;
+  localStorage.removeItem(PUSH_KEY);
   if (window.caches) caches.delete(DATA_CACHE).catch(() => {});
   history.replaceState(null, "", "/");
   if (state.events) { state.events.abort(); state.events = null; }
@@ -374,7 +377,7 @@ async function exportSightings(format) {
   } catch (error) { $("sightings-error").textContent = error.message; }
 }
 
-// ---- live events: the server-sent-events stream, read with fetch so the token travels in a header ----
+// ---- live events: the server-sent-events stream, read with fetch (the session cookie goes with it) ----
 
 function setLive(on, text) {
   const badge = $("live");
@@ -385,9 +388,9 @@ async function followEvents() {
   const controller = new AbortController();
   state.events = controller;
   let lastId = null;
-  while (!controller.signal.aborted && state.token) {
+  while (!controller.signal.aborted && state.signedIn) {
     try {
-      const headers = { Authorization: "Bearer " + state.token, Accept: "text/event-stream" };
+      const headers = { Accept: "text/event-stream" };
       if (lastId) headers["Last-Event-ID"] = lastId;
       const response = await fetch("/v1/events", { headers, signal: controller.signal });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
@@ -466,7 +469,7 @@ function showOffline(cachedAt) {
 }
 
 function refresh() {
-  if (state.token) { loadBikes(); loadSightings(); loadNotificationSettings(); }
+  if (state.signedIn) { loadBikes(); loadSightings(); loadNotificationSettings(); loadSessions(); }
 }
 
 async function registerServiceWorker() {
@@ -481,7 +484,7 @@ async function registerServiceWorker() {
 
 /** Opens a bike's sightings (a notification's click, or `/?bike=ID`) once the bikes are loaded. */
 async function showBike(id) {
-  if (!state.token) return;
+  if (!state.signedIn) return;
   if (!state.bikes.some((b) => b.id === id)) await loadBikes();
   if (state.bikes.some((b) => b.id === id)) await selectBike(id);
 }
@@ -570,6 +573,34 @@ function wireNotifications() {
   }
 }
 
+// ---- sessions: where this account is logged in, and ending one ----
+
+function describeSession(session) {
+  const agent = session.userAgent || "";
+  const what = session.kind === "token" ? "Command line (token)"
+    : /Android|iPhone|iPad|Mobile/.test(agent) ? "Phone browser" : agent ? "Browser" : "Dashboard";
+  const browser = (/(Firefox|Edg|Chrome|Chromium|Safari)\/[\d.]+/.exec(agent) || [""])[0];
+  return `${what}${browser ? ` (${browser})` : ""}`;
+}
+
+async function loadSessions() {
+  $("sessions-error").textContent = "";
+  try {
+    const { sessions } = await api("GET", "/v1/account/sessions");
+    $("sessions").replaceChildren(...sessions.map((session) => el("li", { "data-session": session.id },
+      el("span", {}, el("strong", { text: describeSession(session) }), session.current ? " · this browser" : "",
+        el("br"), el("span", { class: "muted", text: `logged in ${when(session.createdAt)}, last used ${when(session.lastUsedAt)}` })),
+      session.current ? null : el("button", { type: "button", class: "secondary", "aria-label": `Log out ${describeSession(session)}`,
+        text: "Log out", onclick: () => revokeSession(session.id) }))));
+  } catch (error) { if (error.status) $("sessions-error").textContent = error.message; }
+}
+
+async function revokeSession(id) {
+  $("sessions-error").textContent = "";
+  try { await api("DELETE", `/v1/account/sessions/${encodeURIComponent(id)}`); await loadSessions(); }
+  catch (error) { $("sessions-error").textContent = error.message; }
+}
+
 // ---- start ----
 
 async function loadConfig() {
@@ -584,6 +615,7 @@ async function showApp() {
   $("who-email").textContent = state.email;
   await loadBikes();
   loadNotificationSettings();
+  loadSessions();
   if (!state.events) followEvents();
   const wanted = new URLSearchParams(location.search).get("bike");
   if (wanted) await showBike(wanted);
@@ -596,5 +628,11 @@ document.addEventListener("DOMContentLoaded", async () => {
   window.addEventListener("online", refresh);
   registerServiceWorker();
   await loadConfig();
-  if (state.token) showApp(); else $("auth").hidden = false;
+  // Earlier versions kept a bearer token here, where any injected script could read it.
+  localStorage.removeItem("bikebeacon.token"); localStorage.removeItem("bikebeacon.email");
+  try {
+    const account = await api("GET", "/v1/account");
+    state.signedIn = true; state.email = account.email;
+  } catch (_) { /* not logged in, or offline before any visit */ }
+  if (state.signedIn) showApp(); else $("auth").hidden = false;
 });

@@ -25,7 +25,7 @@ self.addEventListener("activate", (event) => {
 
 /** The owner's readable data: the bikes and a bike's sightings (not exports, not the live stream). */
 function isOwnerData(url) {
-  return url.pathname === "/v1/bikes" || url.pathname === "/v1/account/notifications"
+  return url.pathname === "/v1/bikes" || url.pathname === "/v1/account" || url.pathname === "/v1/account/notifications"
     || (/^\/v1\/bikes\/[^/]+\/sightings$/.test(url.pathname) && !url.searchParams.has("format"));
 }
 
@@ -71,10 +71,11 @@ function notificationText(push) {
   const place = push.place || "a sentinel";
   const title = {
     departed: `${bike} left ${place}`,
-    recovered: `${bike} is marked recovered`,
+    recovered: `${bike} was marked recovered`,
   }[push.event] || `${bike} was seen at ${place}`;
   const time = push.time ? new Date(push.time) : null;
   const parts = [];
+  if (push.count > 1) parts.push(`${push.count} events`);
   if (push.zone) parts.push(`${push.zone} the sentinel`);
   if (time && !isNaN(time)) parts.push(time.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }));
   parts.push("open to see it on the map");
