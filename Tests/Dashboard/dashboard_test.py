@@ -32,6 +32,7 @@ import zlib
 
 import websockets
 
+PASSWORD = "correct horse battery"
 LEAFLET = "/usr/share/javascript/leaflet"  # Debian's libjs-leaflet (scripts/setup --test installs it)
 BEACON = {"uuid": "494E5445-4C4C-495F-524F-434B535F4857", "major": 20596, "minor": 25984}
 
@@ -207,12 +208,14 @@ def free_port():
         return s.getsockname()[1]
 
 
-def http(method, url, body=None, token=None):
+def http(method, url, body=None, token=None, cookie=None):
     data = None if body is None else json.dumps(body).encode()
     request = urllib.request.Request(url, data=data, method=method)
     request.add_header("Content-Type", "application/json")
     if token:
         request.add_header("Authorization", "Bearer " + token)
+    if cookie:
+        request.add_header("Cookie", cookie)
     with urllib.request.urlopen(request, timeout=10) as response:
         return response.status, json.loads(response.read() or b"null")
 
@@ -331,10 +334,11 @@ async def scenario(page, browser, base, server, database, downloads, artifacts, 
     checks.expect(await page.js("document.getElementById('signup-password').getAttribute('aria-invalid') === 'true'"),
                   "the refused field is marked invalid for screen readers")
 
-    await page.type_into("#signup-password", "correct horse battery")
+    await page.type_into("#signup-password", PASSWORD)
     await page.key("Enter")
     checks.expect(await page.wait_for("!document.getElementById('app').hidden"), "signing up logs in and shows the dashboard")
     checks.expect(await page.js("document.getElementById('who-email').textContent") == email, "the account's email is shown")
+    await session_checks(page, base, email, checks)
     checks.expect(await page.wait_for("document.getElementById('live').textContent === 'live: connected'"),
                   "the live event stream connects")
     await page.js("window.__noReload = true")
@@ -466,8 +470,17 @@ async def scenario(page, browser, base, server, database, downloads, artifacts, 
     await page.js("document.querySelector('#bikes [data-action=recovered]').click()")
     checks.expect(await page.wait_for("document.querySelector('#bikes li .badge')?.textContent === 'OK'"), "marking it recovered shows OK")
 
+    jar = await cookies(page)
+    before = f"bb_session={jar['bb_session']['value']}" if "bb_session" in jar else ""
+    checks.expect(status_of("GET", base + "/v1/account", cookie=before) == 200, "the browser's session works before logging out")
     await page.js("document.getElementById('logout').click()")
     await page.wait_for("!document.getElementById('auth').hidden")
+    await page.wait_for("fetch('/v1/account').then((r) => r.status === 401)")
+    checks.expect(status_of("GET", base + "/v1/account", cookie=before) == 401, "logging out ends the session on the server, not only in the browser")
+    checks.expect("bb_session" not in await cookies(page), "logging out clears the session cookie")
+    await page.send("Page.reload")
+    checks.expect(await page.wait_for("!document.getElementById('auth').hidden && document.getElementById('app').hidden"),
+                  "after logging out, a reload shows log-in (nothing cached lets the app in)")
     await page.type_into("#login-email", email)
     await page.type_into("#login-password", "wrong password")
     await page.key("Enter")
@@ -477,9 +490,50 @@ async def scenario(page, browser, base, server, database, downloads, artifacts, 
     await page.screenshot(os.path.join(artifacts, "dashboard-login-1280.png"))
 
 
+async def cookies(page):
+    return {c["name"]: c for c in (await page.send("Network.getCookies", urls=[await page.js("location.origin") + "/"]))["cookies"]}
+
+
+def status_of(method, url, **kwargs):
+    try:
+        return http(method, url, **kwargs)[0]
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+async def session_checks(page, base, email, checks):
+    """The session is an HttpOnly, SameSite=Strict cookie; changes need the CSRF token; sessions can be listed and ended."""
+    jar = await cookies(page)
+    session, csrf = jar.get("bb_session", {}), jar.get("bb_csrf", {})
+    checks.expect(session.get("httpOnly") and session.get("sameSite") == "Strict" and not session.get("secure")
+                  and csrf.get("sameSite") == "Strict" and not csrf.get("httpOnly"),
+                  f"the session is an HttpOnly SameSite=Strict cookie (not Secure on http), the CSRF cookie readable "
+                  f"({ {k: (v.get('httpOnly'), v.get('sameSite'), v.get('secure')) for k, v in jar.items()} })")
+    stored = await page.js("JSON.stringify({...localStorage}) + document.cookie")
+    checks.expect("bbo_" not in stored and "bb_session" not in stored,
+                  f"no session token is readable by page scripts (localStorage and document.cookie: {stored!r})")
+    forged = await page.js("""fetch('/v1/bikes', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'Forged', beacon: { uuid: '426C7565-4368-6172-6D42-6561636F6E73', major: 1, minor: 2 } }) })
+        .then((r) => r.status)""")
+    checks.expect(forged == 403, f"a change without the CSRF token is refused ({forged})")
+    cross = status_of("POST", base + "/v1/bikes", body={"name": "x"}, cookie=f"bb_session={session.get('value')}; bb_csrf={csrf.get('value')}")
+    checks.expect(cross == 403, f"the cookie alone (as another site's form would send it) cannot change anything ({cross})")
+
+    _, reply = http("POST", base + "/v1/sessions", {"email": email, "password": PASSWORD})
+    cli = reply["token"]
+    await page.js("loadSessions()")
+    rows = await page.wait_for("document.querySelectorAll('#sessions li').length === 2 && [...document.querySelectorAll('#sessions li')].map((li) => li.innerText)")
+    checks.expect(rows and any("this browser" in row for row in rows) and any("Command line" in row for row in rows),
+                  f"the dashboard lists this browser's session and the command line's ({rows})")
+    await page.js("document.querySelector('#sessions li button').click()")
+    checks.expect(await page.wait_for("document.querySelectorAll('#sessions li').length === 1"), "logging out another session removes it from the list")
+    checks.expect(status_of("GET", base + "/v1/account", token=cli) == 401, "the revoked command-line token no longer works")
+
+
 async def app_checks(page, browser, base, artifacts, checks):
     """The installable app: notification settings and button, a push shown by the service worker, its click, offline."""
-    token = await page.js("state.token")
+    _, reply = http("POST", base + "/v1/sessions", {"email": await page.js("state.email"), "password": PASSWORD})
+    token = reply["token"]
     bike_id = await page.js("state.selected")
     try:
         http("GET", base + "/v1/account/notifications", token=token)

@@ -329,9 +329,12 @@ function renderTiledMap(list) {
     marker.bindTooltip(el("span", { text: `${p.name} (${p.count})` }), { permanent: true, direction: "right", offset: [12, 0] });
     map.places.addLayer(marker);
   }
-  map.invalidateSize();
-  if (list.length === 1) map.setView([list[0].lat, list[0].lon], 16, { animate: false });
-  else map.fitBounds(map.places.getBounds(), { padding: [40, 40], maxZoom: 17, animate: false });
+  map.fit = () => {
+    map.invalidateSize();
+    if (list.length === 1) map.setView([list[0].lat, list[0].lon], 16, { animate: false });
+    else map.fitBounds(map.places.getBounds(), { padding: [40, 40], maxZoom: 17, animate: false });
+  };
+  map.fit();
 }
 
 /** Sentinel places on an equirectangular plot scaled to their bounding box: works offline, no tiles. */
@@ -626,6 +629,7 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("export-csv").addEventListener("click", () => exportSightings("csv"));
   $("export-geojson").addEventListener("click", () => exportSightings("geojson"));
   window.addEventListener("online", refresh);
+  window.addEventListener("resize", () => { if (state.map) state.map.fit(); });
   registerServiceWorker();
   await loadConfig();
   // Earlier versions kept a bearer token here, where any injected script could read it.
