@@ -17,8 +17,7 @@ enum SessionCookie {
     /// The CSRF token that belongs to a session token.
     static func csrfToken(for sessionToken: String) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Data("bikebeacon csrf".utf8), using: SymmetricKey(data: Data(sessionToken.utf8)))
-        return Data(mac).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return Tokens.base64url(Data(mac))
     }
 
     /// GET and HEAD only read; everything else needs the CSRF token and, when the browser names one, our own origin.

@@ -11,7 +11,12 @@ enum Tokens {
     static func make(prefix: String) -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return prefix + Data(bytes).base64EncodedString()
+        return prefix + base64url(Data(bytes))
+    }
+
+    /// Base64 with the URL- and cookie-safe alphabet, unpadded (RFC 4648 §5).
+    static func base64url(_ data: Data) -> String {
+        data.base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }

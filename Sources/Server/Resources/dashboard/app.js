@@ -524,9 +524,11 @@ async function enablePush() {
     && new Uint8Array(subscription.options.applicationServerKey).join() === applicationServerKey.join();
   if (subscription && !sameKey) { await subscription.unsubscribe(); subscription = null; }
   try {
-    subscription = subscription || await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey });
+    // The browser asks its vendor's push service; without an answer it would wait for minutes.
+    const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error("no answer in 20 s")), 20000));
+    subscription = subscription || await Promise.race([registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey }), timeout]);
   } catch (error) {
-    throw new FieldError(`The browser's push service refused the subscription (${error.message}). Check the connection and try again.`);
+    throw new FieldError(`The browser's push service did not subscribe this device (${error.message}). Check the connection and try again.`);
   }
   const saved = await api("POST", "/v1/push/subscriptions", subscription.toJSON());
   localStorage.setItem(PUSH_KEY, saved.id);
