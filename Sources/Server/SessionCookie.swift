@@ -28,8 +28,10 @@ enum SessionCookie {
     /// Why a cookie-authenticated request that changes something is refused, or nil when it may proceed.
     static func forgeryRefusal(_ request: Request, sessionToken: String) -> String? {
         if let origin = request.headers[.origin], origin != "null" {
-            let host = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map(String.init)
-            guard let host, host.lowercased() == request.head.authority?.lowercased() else {
+            let host = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map { $0.lowercased() }
+            // Behind a reverse proxy the browser's host may arrive as X-Forwarded-Host instead of Host.
+            let ours = [request.head.authority, request.headers[HTTPField.Name("X-Forwarded-Host")!]].compactMap { $0?.lowercased() }
+            guard let host, ours.contains(host) else {
                 return "this request came from another site (\(origin)); the dashboard only accepts changes from its own pages"
             }
         }

@@ -72,6 +72,14 @@ enum SessionScenarios {
             crossSite[.origin] = "https://evil.example"
             expectError(try await client.send(.post, "/v1/bikes", json: fields, headers: crossSite), .forbidden, "csrf")
             #expect(try await client.send(.post, "/v1/bikes", json: fields, headers: browser.headers).status == .created)
+            // Our own origin, as a TLS proxy passes it on, is fine.
+            var proxied = browser.headers
+            proxied[.origin] = "https://bikes.example"
+            proxied[HTTPField.Name("X-Forwarded-Host")!] = "bikes.example"
+            var second = fields
+            second.beacon = BeaconID(uuid: try #require(UUID(uuidString: Fixture.beaconB)), major: 3838, minor: 4949)
+            let sameSite = try await client.send(.post, "/v1/bikes", json: second, headers: proxied)
+            #expect(sameSite.status == .created, "\(String(buffer: sameSite.body))")
             // The cookie's token is no bearer token (it would dodge expiry and the CSRF check), and bearers need no CSRF token.
             expectError(try await client.send(.get, "/v1/account", token: browser.session), .unauthorized, "unauthenticated")
             #expect(try await client.send(.get, "/v1/bikes", token: token).status == .ok)
