@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Synchronization
 import Testing
 import Beacon
+import BikebeaconAPI
 @testable import Server
 
 /// The dashboard's cookie sessions: cookie attributes, the CSRF check, idle and absolute expiry,
@@ -30,15 +31,15 @@ enum SessionScenarios {
 
     static let password = "correct horse battery"
 
-    static func logIn(_ client: Client, _ email: String, headers: HTTPFields = [:]) async throws -> (Browser, [String], SessionRoutes.SessionJSON) {
-        let response = try await client.send(.post, "/v1/sessions", json: AccountRoutes.Credentials(email: email, password: password, cookie: true),
+    static func logIn(_ client: Client, _ email: String, headers: HTTPFields = [:]) async throws -> (Browser, [String], Session) {
+        let response = try await client.send(.post, "/v1/sessions", json: LogIn(email: email, password: password, cookie: true),
                                              headers: headers)
         #expect(response.status == .ok, "\(String(buffer: response.body))")
         let setCookies = response.headers[values: .setCookie]
         func value(_ name: String) -> String {
             setCookies.first { $0.hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1).prefix { $0 != ";" }) } ?? ""
         }
-        return (Browser(session: value("bb_session"), csrf: value("bb_csrf")), setCookies, try client.decode(SessionRoutes.SessionJSON.self, response))
+        return (Browser(session: value("bb_session"), csrf: value("bb_csrf")), setCookies, try client.decode(Session.self, response))
     }
 
     static func cookieSessions(_ backend: Backend) async throws {
@@ -85,7 +86,7 @@ enum SessionScenarios {
             #expect(try await client.send(.get, "/v1/bikes", token: token).status == .ok)
 
             // Listing shows both sessions; revoking the command line's ends its token.
-            let listed = try client.decode(SessionRoutes.SessionListJSON.self, try await client.send(.get, "/v1/account/sessions", headers: browser.withoutCSRF))
+            let listed = try client.decode(SessionList.self, try await client.send(.get, "/v1/account/sessions", headers: browser.withoutCSRF))
             #expect(listed.sessions.map(\.kind).sorted() == ["cookie", "token"])
             let cli = try #require(listed.sessions.first { $0.kind == "token" })
             #expect(!cli.current && cli.expiresAt == nil)
@@ -96,7 +97,7 @@ enum SessionScenarios {
             expectError(try await client.send(.delete, "/v1/account/sessions/\(cli.id)", headers: browser.headers), .notFound, "not_found")
             // Nobody revokes another account's session.
             let bob = try await client.owner("bob@example.org")
-            let bobs = try client.decode(SessionRoutes.SessionListJSON.self, try await client.send(.get, "/v1/account/sessions", token: bob))
+            let bobs = try client.decode(SessionList.self, try await client.send(.get, "/v1/account/sessions", token: bob))
             expectError(try await client.send(.delete, "/v1/account/sessions/\(try #require(bobs.sessions.first).id)", headers: browser.headers),
                         .notFound, "not_found")
             #expect(try await client.send(.get, "/v1/account", token: bob).status == .ok)
