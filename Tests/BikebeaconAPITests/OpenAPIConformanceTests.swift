@@ -72,7 +72,7 @@ import Yams
             Sample("LogIn", LogIn(email: "ana@example.org", password: "correct horse battery", cookie: true),
                    minimal: LogIn(email: "ana@example.org", password: "correct horse battery")),
             Sample("Session", session, minimal: cliSession),
-            Sample("SessionList", SessionList(sessions: [session, cliSession])),
+            Sample("SessionList", SessionList(sessions: [session])),
             Sample("WebhookRequest", WebhookRequest(url: "https://hooks.example.org/bike")),
             Sample("Webhook", Webhook(url: "https://hooks.example.org/bike", secret: "whsec_abc")),
             Sample("Beacon", beacon),
