@@ -478,8 +478,10 @@ async def scenario(page, browser, base, server, database, downloads, artifacts, 
     await page.wait_for("fetch('/v1/account').then((r) => r.status === 401)")
     checks.expect(status_of("GET", base + "/v1/account", cookie=before) == 401, "logging out ends the session on the server, not only in the browser")
     checks.expect("bb_session" not in await cookies(page), "logging out clears the session cookie")
+    await page.js("window.__beforeReload = true")
     await page.send("Page.reload")
-    checks.expect(await page.wait_for("!document.getElementById('auth').hidden && document.getElementById('app').hidden"),
+    checks.expect(await page.wait_for("!window.__beforeReload && document.readyState === 'complete' && "
+                                      "!document.getElementById('auth').hidden && document.getElementById('app').hidden"),
                   "after logging out, a reload shows log-in (nothing cached lets the app in)")
     await page.type_into("#login-email", email)
     await page.type_into("#login-password", "wrong password")
@@ -609,8 +611,9 @@ async def app_checks(page, browser, base, artifacts, checks):
     checks.expect(shown and shown[0].startswith("Red commuter was seen at Cafe Rosa, Utrecht | near the sentinel"),
                   f"a push delivered to the service worker shows a notification ({shown})")
 
+    await page.js("window.__beforeReload = true")
     await page.send("Page.navigate", url=base + "/")
-    await page.wait_for("!document.getElementById('app').hidden && document.querySelectorAll('#bikes li').length === 1")
+    await page.wait_for("!window.__beforeReload && !document.getElementById('app').hidden && document.querySelectorAll('#bikes li').length === 1")
     checks.expect(await page.js("document.getElementById('sightings-panel').hidden"), "a fresh dashboard shows no bike's sightings")
     targets = (await browser.send("Target.getTargets"))["targetInfos"]
     worker = next((t for t in targets if t["type"] == "service_worker" and t["url"] == base + "/sw.js"), None)
@@ -628,8 +631,10 @@ async def app_checks(page, browser, base, artifacts, checks):
     for target in [None, session]:
         await (page if target is None else browser).send("Network.enable", target)
         await (page if target is None else browser).send("Network.emulateNetworkConditions", target, **offline)
+    await page.js("window.__beforeReload = true")
     await page.send("Page.reload")
-    checks.expect(await page.wait_for("!document.getElementById('app').hidden && document.querySelector('#bikes li')?.innerText.includes('Red commuter')"),
+    checks.expect(await page.wait_for("!window.__beforeReload && !document.getElementById('app').hidden && "
+                                      "document.querySelector('#bikes li')?.innerText.includes('Red commuter')"),
                   "with the network cut, the dashboard still opens and lists the bikes last loaded")
     checks.expect(await page.wait_for("document.querySelectorAll('#sightings tbody tr').length === 2"),
                   "with the network cut, the bike's last loaded sightings are readable")
