@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Foundation
 import Logging
 import SQLKit
@@ -22,7 +23,7 @@ enum BackupScenarios {
                 let item = Fixture.sighting(id: id, event: index == 0 ? "arrived" : "present",
                                             time: "2026-11-21T10:\(String(format: "%02d", index / 60)):\(String(format: "%02d", index % 60))Z")
                 let response = try await client.send(.post, "/v1/sightings", token: sentinel, json: Fixture.Batch(sightings: [item]))
-                let result = try client.decode(SightingResultJSON.self, response)
+                let result = try client.decode(SightingResult.self, response)
                 #expect(response.status == .ok && result.accepted == 1, "\(String(buffer: response.body))")
                 if result.accepted == 1 { await acknowledged.add(id) }
             }
