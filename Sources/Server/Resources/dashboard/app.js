@@ -597,7 +597,10 @@ async function loadSessions() {
         el("br"), el("span", { class: "muted", text: `logged in ${when(session.createdAt)}, last used ${when(session.lastUsedAt)}` })),
       session.current ? null : el("button", { type: "button", class: "secondary", "aria-label": `Log out ${describeSession(session)}`,
         text: "Log out", onclick: () => revokeSession(session.id) }))));
-  } catch (error) { if (error.status) $("sessions-error").textContent = error.message; }
+  } catch (error) {
+    if (error.status) $("sessions-error").textContent = error.message;
+    else $("sessions").replaceChildren(el("li", { class: "muted", text: "Shown when the server can be reached." }));
+  }
 }
 
 async function revokeSession(id) {
