@@ -49,7 +49,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on.") var port = 8080
     @OptionGroup var database: DatabaseOption
-    @Option(help: "Sighting batches per second each sentinel may send (per server process).") var sentinelRate: Double = 10
+    @Option(help: "Sighting batches per second each sentinel may send (shared by every server on the database).") var sentinelRate: Double = 10
     @Option(help: "bcrypt cost for new passwords (4…31).") var bcryptCost: UInt8 = 12
     @Option(help: "The dashboard map's tile URL template ({z}, {x}, {y}; {s} for subdomains); the page may load images from its host only.")
     var mapTiles = MapTiles.openStreetMap.template
