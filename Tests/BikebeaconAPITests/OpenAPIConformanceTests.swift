@@ -55,6 +55,11 @@ import Yams
                                                 time: "2026-11-21T10:00:00.000Z", zone: "near", count: 2)
     static let missing = MissingBeacon(MissingBike(beacon: beacon, description: description))
 
+    static let session = Session(id: "s1", kind: "cookie", createdAt: "2026-11-21T09:00:00.000Z", lastUsedAt: "2026-11-21T10:00:00.000Z",
+                                 expiresAt: "2026-11-28T10:00:00.000Z", userAgent: "Mozilla/5.0 (X11; Linux x86_64)", current: true)
+    static let cliSession = Session(id: "s2", kind: "token", createdAt: "2026-11-20T09:00:00.000Z", lastUsedAt: "2026-11-20T09:00:00.000Z",
+                                    expiresAt: nil, userAgent: nil, current: false)
+
     static let samples: [Sample] = {
         var noDistance = item
         noDistance.distance = nil
@@ -69,6 +74,10 @@ import Yams
             Sample("Credentials", Credentials(email: "ana@example.org", password: "correct horse battery")),
             Sample("Account", Account(id: "a1", email: "ana@example.org")),
             Sample("Token", Token(token: "bbo_abc")),
+            Sample("LogIn", LogIn(email: "ana@example.org", password: "correct horse battery", cookie: true),
+                   minimal: LogIn(email: "ana@example.org", password: "correct horse battery")),
+            Sample("Session", session, minimal: cliSession),
+            Sample("SessionList", SessionList(sessions: [session])),
             Sample("WebhookRequest", WebhookRequest(url: "https://hooks.example.org/bike")),
             Sample("Webhook", Webhook(url: "https://hooks.example.org/bike", secret: "whsec_abc")),
             Sample("Beacon", beacon),

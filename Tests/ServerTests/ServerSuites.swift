@@ -5,6 +5,7 @@ import Testing
 struct SQLiteServerTests {
     @Test func accountsAndSessions() async throws { try await AccountScenarios.accountsAndSessions(.sqlite) }
     @Test func loginThrottle() async throws { try await AccountScenarios.loginThrottle(.sqlite) }
+    @Test func cookieSessions() async throws { try await SessionScenarios.cookieSessions(.sqlite) }
     @Test func bikes() async throws { try await BikeScenarios.crud(.sqlite) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.sqlite) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.sqlite) }
@@ -32,6 +33,7 @@ struct SQLiteServerTests {
 struct PostgresServerTests {
     @Test func accountsAndSessions() async throws { try await AccountScenarios.accountsAndSessions(.postgres) }
     @Test func loginThrottle() async throws { try await AccountScenarios.loginThrottle(.postgres) }
+    @Test func cookieSessions() async throws { try await SessionScenarios.cookieSessions(.postgres) }
     @Test func bikes() async throws { try await BikeScenarios.crud(.postgres) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.postgres) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.postgres) }
