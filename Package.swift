@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // Pure core: no I/O, time is an input.
@@ -44,13 +45,24 @@ let package = Package(
             dependencies: ["Beacon", "CBlueZ", "CDBus", .product(name: "Logging", package: "swift-log")]
         ),
 
+        // A small MQTT 3.1.1 publishing client (no MQTT package is among the usable ones).
+        .target(
+            name: "MQTT",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+
         // Files replaced atomically and durably: the sentinel's state, the owner's config.
         .target(name: "Durable"),
         // The daemon's durable edges: missing-list sync and cache, outbox, reporter.
         .target(
             name: "Sentinel",
             dependencies: [
-                "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Durable",
+                "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Durable", "MQTT",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -106,6 +118,15 @@ let package = Package(
 
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport", "bikebeacon"]),
+        .testTarget(
+            name: "MQTTTests",
+            dependencies: [
+                "MQTT", "Benchmarks", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Beacon", "Proximity", "Regions", "Registry"]),
         .testTarget(name: "RegistryTests", dependencies: ["Registry", "Beacon", "Benchmarks"]),
         .testTarget(name: "RegionsTests", dependencies: ["Regions", "Analysis", "Benchmarks", "TestSupport", "bikebeacon"]),
