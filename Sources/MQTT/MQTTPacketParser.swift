@@ -15,6 +15,8 @@ public enum MQTTPacketParser {
     public static func parse(_ bytes: ArraySlice<UInt8>, maximumPacketSize: Int = defaultMaximumPacketSize) throws(MQTTProtocolError)
         -> (packet: MQTTPacket, length: Int)? {
         guard let first = bytes.first else { return nil }
+        // An unknown type is refused at once, not after waiting for the length it claims.
+        guard MQTTPacket.Kind(rawValue: first >> 4) != nil else { throw MQTTProtocolError("unsupported packet type \(first >> 4)") }
         var length = 0
         var multiplier = 1
         var index = bytes.startIndex + 1

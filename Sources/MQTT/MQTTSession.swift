@@ -1,6 +1,8 @@
 /// The client's memory across connections (3.1.1 §4.4): messages waiting for a connection and
-/// QoS 1 messages sent but not yet acknowledged, which go out again with DUP after a reconnect.
-/// Pure: the connection edge asks it what to send.
+/// QoS 1 messages sent but not yet acknowledged, which go out again with DUP after a reconnect,
+/// and the last retained message of each topic, sent again after every reconnect because a
+/// broker restarted without persistence has forgotten them. Pure: the connection edge asks it
+/// what to send.
 public struct MQTTSession: Sendable {
     /// Waiting and unacknowledged messages kept at most; the oldest waiting ones go first.
     public let capacity: Int
@@ -9,6 +11,9 @@ public struct MQTTSession: Sendable {
     /// Messages given up because the broker was away too long.
     public private(set) var dropped = 0
     private var nextID: UInt16 = 1
+    /// The last retained message per topic, in the order topics were first published.
+    private var retained: [String: MQTTMessage] = [:]
+    private var retainedOrder: [String] = []
 
     public init(capacity: Int = 10_000) {
         self.capacity = max(1, capacity)
@@ -19,6 +24,9 @@ public struct MQTTSession: Sendable {
     /// Queues a message. A retained message replaces a waiting one for the same topic: the
     /// broker would keep only the last anyway.
     public mutating func enqueue(_ message: MQTTMessage) {
+        if message.retain {
+            if retained.updateValue(message, forKey: message.topic) == nil { retainedOrder.append(message.topic) }
+        }
         if message.retain, let index = waiting.lastIndex(where: { $0.topic == message.topic && $0.retain }) {
             waiting.remove(at: index)
         }
@@ -31,9 +39,12 @@ public struct MQTTSession: Sendable {
         }
     }
 
-    /// After CONNACK: the unacknowledged messages again (DUP set), then everything waiting.
+    /// After CONNACK: the unacknowledged messages again (DUP set), the retained ones not among
+    /// them or waiting, then everything waiting.
     public mutating func resume() -> [MQTTPublish] {
         inFlight = inFlight.map { MQTTPublish(message: $0.message, packetID: $0.packetID, duplicate: true) }
+        let pending = Set(inFlight.map(\.message.topic) + waiting.map(\.topic))
+        waiting.insert(contentsOf: retainedOrder.filter { !pending.contains($0) }.compactMap { retained[$0] }, at: 0)
         return inFlight + drain()
     }
 

@@ -37,6 +37,19 @@ import Testing
         #expect(session.waiting.map(\.payload) == [Array("x".utf8), Array("far".utf8)])
     }
 
+    @Test func retainedMessagesGoOutAgainAfterEveryReconnect() {
+        var session = MQTTSession()
+        session.enqueue(Self.message("status", "online", retain: true))
+        session.enqueue(Self.message("bike/state", "near", retain: true))
+        session.enqueue(Self.message("event", "x"))
+        for publish in session.drain() { session.acknowledge(publish.packetID ?? 0) }
+        session.enqueue(Self.message("bike/state", "far", retain: true))
+        // The broker restarted: it has forgotten the retained status, and gets the newest state once.
+        let resumed = session.resume()
+        #expect(resumed.map(\.message.topic) == ["status", "bike/state"])
+        #expect(resumed.last?.message.payload == Array("far".utf8))
+    }
+
     @Test func theOldestWaitingMessagesGoWhenFull() {
         var session = MQTTSession(capacity: 3)
         for i in 0..<5 { session.enqueue(Self.message("t\(i)", "\(i)")) }

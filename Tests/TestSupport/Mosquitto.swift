@@ -3,6 +3,9 @@ import Foundation
 /// A real mosquitto broker on a loopback port for one test, with a password file and,
 /// optionally, a TLS listener. mosquitto and mosquitto-clients come from `scripts/setup --test`;
 /// without them a test fails with a message saying so.
+///
+/// Children of the test runner inherit a mask that blocks SIGTERM and SIGALRM, so processes are
+/// stopped with SIGKILL and mosquitto_sub's `-W` timeout is not used.
 public final class Mosquitto: @unchecked Sendable {
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -72,13 +75,23 @@ public final class Mosquitto: @unchecked Sendable {
         process = nil
         lock.unlock()
         guard let running, running.isRunning else { return }
-        running.terminate()
+        kill(running.processIdentifier, SIGKILL)
         running.waitUntilExit()
     }
 
-    /// Retained messages now on the broker (mosquitto_sub `--retained-only`).
+    /// Retained messages now on the broker. mosquitto_sub `--retained-only` prints them and
+    /// exits at the first live message, a marker published until it has.
     public func retained(_ topic: String = "#") throws -> [Received] {
-        try subscribe(topic, extra: ["--retained-only", "-W", "2"])
+        let marker = "bikebeacon-test/marker"
+        let process = try subscriber(topic, extra: ["--retained-only", "-t", marker])
+        for _ in 0..<300 where process.isRunning {
+            Self.shell(Self.which("mosquitto_pub") ?? "/usr/bin/mosquitto_pub", connection + ["-t", marker, "-m", "end"])
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        let data = (process.standardOutput as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
+        process.waitUntilExit()
+        return Self.parse(data).filter { $0.topic != marker }
     }
 
     /// Starts `mosquitto_sub` on `topic`; `finish` stops it and returns what it printed.
@@ -88,26 +101,24 @@ public final class Mosquitto: @unchecked Sendable {
         // Give the subscription time to be in place before the caller acts.
         Thread.sleep(forTimeInterval: 0.5)
         return {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             let data = out?.fileHandleForReading.readDataToEndOfFile() ?? Data()
             process.waitUntilExit()
             return Self.parse(data)
         }
     }
 
-    private func subscribe(_ topic: String, extra: [String]) throws -> [Received] {
-        let process = try subscriber(topic, extra: extra)
-        let data = (process.standardOutput as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
-        process.waitUntilExit()
-        return Self.parse(data)
+    /// Host, port, credentials and CA for the mosquitto clients.
+    private var connection: [String] {
+        var arguments = ["-p", "\(port)", "-u", Self.username, "-P", Self.password]
+        if let caFile { arguments += ["-h", "localhost", "--cafile", caFile] } else { arguments += ["-h", "127.0.0.1"] }
+        return arguments
     }
 
     private func subscriber(_ topic: String, extra: [String]) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        var arguments = ["mosquitto_sub", "-p", "\(port)", "-u", Self.username, "-P", Self.password, "-t", topic, "-F", "%r %t %p"]
-        if let caFile { arguments += ["-h", "localhost", "--cafile", caFile] } else { arguments += ["-h", "127.0.0.1"] }
-        process.arguments = arguments + extra
+        process.arguments = ["mosquitto_sub"] + connection + ["-t", topic, "-F", "%r %t %p"] + extra
         process.standardOutput = Pipe()
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -157,7 +168,7 @@ public final class Mosquitto: @unchecked Sendable {
             if !process.isRunning { return false }
             Thread.sleep(forTimeInterval: 0.05)
         }
-        process.terminate()
+        kill(process.processIdentifier, SIGKILL)
         return false
     }
 
@@ -191,7 +202,8 @@ public final class Mosquitto: @unchecked Sendable {
     }
 
     static func which(_ tool: String) -> String? {
-        let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") + ["/usr/sbin", "/sbin"]
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let paths = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin"]
         return paths.map { "\($0)/\(tool)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 }
