@@ -8,7 +8,9 @@ struct ESPresenseReport: Encodable, Equatable {
     /// ESPresense's id for an iBeacon: `iBeacon:<uuid>-<major>-<minor>`, UUID in lower case.
     var id: String
     var name: String
-    var rssiAt1m: Int?
+    /// The calibrated RSSI at 1 m the distance rests on (the estimator's default when the tag
+    /// never sent a plausible one).
+    var rssiAt1m: Int
     /// Smoothed RSSI, dBm.
     var rssi: Int?
     /// The last advertisement's RSSI, dBm.
@@ -19,15 +21,15 @@ struct ESPresenseReport: Encodable, Equatable {
     var speed: Double
     /// Lower-case hex without separators, as ESPresense writes it.
     var mac: String?
-    /// Milliseconds between the last two advertisements.
+    /// Milliseconds between the last two advertisements; absent until two were heard.
     var interval: Int?
 
     enum CodingKeys: String, CodingKey { case id, name, rssiAt1m = "rssi@1m", rssi, raw, distance, speed, mac, interval }
 
-    init(beacon: BeaconID, name: String, advertisement: Advertisement, rssi: Int?, distance: Double, speed: Double, interval: Double?) {
+    init(beacon: BeaconID, name: String, advertisement: Advertisement, measuredPower: Int, rssi: Int?, distance: Double, speed: Double, interval: Double?) {
         id = "iBeacon:\(beacon.uuid.uuidString.lowercased())-\(beacon.major)-\(beacon.minor)"
         self.name = name
-        rssiAt1m = advertisement.measuredPower
+        rssiAt1m = measuredPower
         self.rssi = rssi
         raw = advertisement.rssi
         self.distance = (distance * 100).rounded() / 100

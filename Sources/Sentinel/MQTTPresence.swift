@@ -57,6 +57,8 @@ public struct MQTTPresence: Sendable {
         var publishedAt = -Double.infinity
         var pending: Reading?
         var lastAdvertisement: Advertisement?
+        /// The tag's last plausible calibrated power: what its distance rests on.
+        var measuredPower: Int?
         /// Seconds between the last two advertisements heard.
         var interval: Double?
         /// Distance and time of the last ESPresense message, for its `speed`.
@@ -104,6 +106,7 @@ public struct MQTTPresence: Sendable {
                 bikes[i].interval = advertisement.time - previous.time
             }
             bikes[i].lastAdvertisement = advertisement
+            if let power = advertisement.measuredPower { bikes[i].measuredPower = power }
             let reading = Reading(zone: estimate.zone, distance: estimate.distance, rssi: estimate.filteredRSSI.map { Int($0.rounded()) },
                                   lastSeen: advertisement.time)
             if changed(reading, from: bikes[i].published) {
@@ -172,7 +175,8 @@ public struct MQTTPresence: Sendable {
             speed = (distance - previous.distance) / (time - previous.time)
         }
         bikes[i].espresenseDistance = (distance, time)
-        let report = ESPresenseReport(beacon: bikes[i].bike.beacon, name: bikes[i].bike.name, advertisement: advertisement,
+        let power = bikes[i].measuredPower ?? Int(ProximityConfiguration().defaultMeasuredPower)
+        let report = ESPresenseReport(beacon: bikes[i].bike.beacon, name: bikes[i].bike.name, advertisement: advertisement, measuredPower: power,
                                       rssi: reading.rssi, distance: distance, speed: speed, interval: bikes[i].interval)
         guard let payload = report.json else { return nil }
         let topic = MQTTTopics.espresenseDevice(id: report.id, room: configuration.topics.node)
