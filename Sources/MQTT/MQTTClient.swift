@@ -67,13 +67,13 @@ public actor MQTTClient {
 
     public func publish(_ message: MQTTMessage) { publish([message]) }
 
-    /// Waits until every message is with the broker (QoS 1 acknowledged), at most `timeout`.
-    /// Returns whether it got there.
-    public func flush(timeout: Duration) async -> Bool {
+    /// Waits until every message is with the broker (QoS 1 acknowledged), at most `timeout`,
+    /// looking every `poll`. Returns whether it got there.
+    public func flush(timeout: Duration, poll: Duration = .milliseconds(50)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while !(accepted && session.isIdle) {
             guard ContinuousClock.now < deadline, !Task.isCancelled else { return false }
-            try? await Task.sleep(for: .milliseconds(50))
+            try? await Task.sleep(for: poll)
         }
         return true
     }
@@ -153,12 +153,13 @@ public actor MQTTClient {
             sink.finish()
         }
         ticker.cancel()
+        // From here on, publishing only queues: this connection is ending.
+        accepted = false
         if Task.isCancelled, wasAccepted {
             let goodbye = configuration.farewell.map { MQTTPacket.publish(MQTTPublish(message: $0, packetID: nil)) } + [.disconnect]
             for packet in goodbye { try? await channel.writeAndFlush(channel.allocator.buffer(bytes: packet.encode())).get() }
             logger.info("disconnected from the MQTT broker", metadata: ["broker": "\(broker)"])
         }
-        accepted = false
         self.channel = nil
         try? await channel.close().get()
         return wasAccepted

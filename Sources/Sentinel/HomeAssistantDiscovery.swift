@@ -1,5 +1,6 @@
 import Foundation
 import MQTT
+import Proximity
 
 /// Home Assistant MQTT discovery: the retained config messages that make one device per
 /// sentinel with, per own bike, a `device_tracker` and sensors for distance, zone, RSSI and
@@ -86,26 +87,21 @@ public enum HomeAssistantDiscovery {
             tracker.icon = "mdi:bike"
             result.append((topics.discoveryConfig(component: "device_tracker", object: slug), tracker))
 
-            var distance = config("\(slug)_distance", name: "\(bike.name) distance", state: state)
-            distance.valueTemplate = "{{ value_json.distance }}"
-            distance.unitOfMeasurement = "m"
-            distance.deviceClass = "distance"
-            distance.stateClass = "measurement"
-            var zone = config("\(slug)_zone", name: "\(bike.name) zone", state: state)
-            zone.valueTemplate = "{{ value_json.zone }}"
-            zone.deviceClass = "enum"
-            zone.options = ["immediate", "near", "far", "unknown"]
-            var rssi = config("\(slug)_rssi", name: "\(bike.name) RSSI", state: state)
-            rssi.valueTemplate = "{{ value_json.rssi }}"
-            rssi.unitOfMeasurement = "dBm"
-            rssi.deviceClass = "signal_strength"
-            rssi.stateClass = "measurement"
-            var lastSeen = config("\(slug)_last_seen", name: "\(bike.name) last seen", state: state)
-            lastSeen.valueTemplate = "{{ value_json.last_seen }}"
-            lastSeen.deviceClass = "timestamp"
-            for (object, sensor) in [("distance", distance), ("zone", zone), ("rssi", rssi), ("last_seen", lastSeen)] {
-                result.append((topics.discoveryConfig(component: "sensor", object: "\(slug)_\(object)"), sensor))
+            /// One sensor reading `field` from the bike's JSON state.
+            func sensor(_ field: String, _ label: String, deviceClass: String, unit: String? = nil, measurement: Bool = false,
+                        options: [String]? = nil) -> (String, Config) {
+                var sensor = config("\(slug)_\(field)", name: "\(bike.name) \(label)", state: state)
+                sensor.valueTemplate = "{{ value_json.\(field) }}"
+                sensor.deviceClass = deviceClass
+                sensor.unitOfMeasurement = unit
+                sensor.stateClass = measurement ? "measurement" : nil
+                sensor.options = options
+                return (topics.discoveryConfig(component: "sensor", object: "\(slug)_\(field)"), sensor)
             }
+            result.append(sensor("distance", "distance", deviceClass: "distance", unit: "m", measurement: true))
+            result.append(sensor("zone", "zone", deviceClass: "enum", options: Zone.allCases.map(\.rawValue)))
+            result.append(sensor("rssi", "RSSI", deviceClass: "signal_strength", unit: "dBm", measurement: true))
+            result.append(sensor("last_seen", "last seen", deviceClass: "timestamp"))
         }
         return result
     }

@@ -69,7 +69,7 @@ struct MQTTBridge: Sendable {
         }
         await client.publish(removals + HomeAssistantDiscovery.configs(topics: topics, bikes: bikes))
         while !Task.isCancelled {
-            guard await client.flush(timeout: .seconds(60)) else { continue }
+            guard await client.flush(timeout: .seconds(60), poll: .seconds(1)) else { continue }
             do {
                 try AtomicFile.write(try JSONEncoder().encode(Memory(topics: current.sorted())), to: memoryPath)
             } catch {

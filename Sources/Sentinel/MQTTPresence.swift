@@ -97,8 +97,9 @@ public struct MQTTPresence: Sendable {
         for alarm in output.alarms {
             for i in bikes.indices where bikes[i].bike.name == alarm.bike {
                 messages += setHome(i, false)
-                // Out of range: the distance and signal are unknown now; when it was last seen stays.
-                messages += publish(i, Reading(zone: .unknown, distance: nil, rssi: nil, lastSeen: bikes[i].published?.lastSeen), time: time)
+                // Out of range: the distance and signal are unknown now; when it was last heard stays.
+                let lastSeen = bikes[i].lastAdvertisement?.time ?? bikes[i].published?.lastSeen
+                messages += publish(i, Reading(zone: .unknown, distance: nil, rssi: nil, lastSeen: lastSeen), time: time)
             }
         }
         if let advertisement, let i = index[advertisement.beacon], let estimate {

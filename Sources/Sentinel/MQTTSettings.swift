@@ -43,7 +43,12 @@ public struct MQTTSettings: Equatable, Sendable {
 
     public var broker: MQTTBrokerAddress? { MQTTBrokerAddress(url: url) }
 
-    func validate() throws {
+    /// `bikes`: the own bikes, whose names become topic levels and must stay apart there.
+    func validate(bikes: [OwnBike]) throws {
+        let slugs = Dictionary(grouping: bikes.map(\.name), by: MQTTTopics.slug)
+        if let clash = slugs.values.first(where: { $0.count > 1 }) {
+            throw ConfigurationError.invalid("own bikes \(clash.map { "'\($0)'" }.joined(separator: " and ")) would share MQTT topics; name them apart in letters or digits")
+        }
         guard broker != nil else {
             throw ConfigurationError.invalid("mqtt.url '\(MQTTBrokerAddress.redacted(url))' must be mqtt://[user:pass@]host[:port] or mqtts://…")
         }

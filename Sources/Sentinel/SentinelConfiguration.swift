@@ -193,6 +193,6 @@ public struct SentinelConfiguration: Equatable, Sendable {
         }
         if let metricsPort, !(1...65535).contains(metricsPort) { throw ConfigurationError.invalid("metrics.port must be 1…65535") }
         if let alarmCommand, alarmCommand.isEmpty { throw ConfigurationError.invalid("alarm.command must name a program") }
-        try mqtt?.validate()
+        try mqtt?.validate(bikes: ownBikes)
     }
 }

@@ -5,8 +5,8 @@ import Testing
 @testable import MQTT
 
 /// What mosquitto never does, played by a scripted peer (a fake, because no real broker sends
-/// malformed packets or withholds a PUBACK on demand): the client must reconnect cleanly,
-/// with a log line, and send the unacknowledged QoS 1 message again with DUP.
+/// malformed packets, withholds a PUBACK or stops answering pings on demand): the client must
+/// reconnect cleanly, with a log line, and send the unacknowledged QoS 1 message again with DUP.
 @Suite struct MisbehavingBrokerTests {
     /// Per connection: what the client sent, and the script's choice of answer.
     final class Script: ChannelInboundHandler, @unchecked Sendable {
@@ -44,6 +44,9 @@ import Testing
                 send([0x50, 0x7F, 0x01])
             case let (.publish(publish), _):
                 if let id = publish.packetID { send(MQTTPacket.puback(packetID: id).encode()) }
+            case (.pingreq, 3):
+                // The third connection goes silent: the client must notice and reconnect.
+                break
             case (.pingreq, _):
                 send(MQTTPacket.pingresp.encode())
             default:
@@ -70,6 +73,12 @@ import Testing
             lock.unlock()
         }
 
+        func pings(connection: Int) -> Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return packets.filter { $0.0 == connection && $0.1 == .pingreq }.count
+        }
+
         func publishes(connection: Int) -> [MQTTPublish] {
             lock.lock()
             defer { lock.unlock() }
@@ -90,7 +99,9 @@ import Testing
         let port = try #require(server.localAddress?.port)
         let log = LogCapture()
         let address = MQTTBrokerAddress(host: "127.0.0.1", port: port, tls: false)
-        let client = MQTTClient(configuration: MQTTClientConfiguration(broker: address, clientID: "scripted") { _ in 0.1 }, logger: log.logger())
+        var configuration = MQTTClientConfiguration(broker: address, clientID: "scripted") { _ in 0.1 }
+        configuration.keepAlive = 1
+        let client = MQTTClient(configuration: configuration, logger: log.logger())
         let running = Task { await client.run() }
         await client.publish(MQTTMessage(topic: "bike/state", text: "near", qos: .atLeastOnce, retain: true))
         #expect(await client.flush(timeout: .seconds(30)))
@@ -104,6 +115,10 @@ import Testing
         await client.publish(MQTTMessage(topic: "bike/state", text: "far", retain: true))
         #expect(await client.flush(timeout: .seconds(30)))
         #expect(record.publishes(connection: 3).contains { $0.message.payload == Array("far".utf8) })
+        // Keep-alive: PINGREQs go out when nothing else does; unanswered, they end the connection.
+        #expect(await eventually { await client.connections >= 4 })
+        #expect(record.pings(connection: 3) >= 1)
+        #expect(log.messages.contains { $0.contains("stopped answering pings") })
         running.cancel()
         await running.value
         try await server.close()
