@@ -33,7 +33,7 @@ import Testing
     @Test(arguments: [
         ("mqtt: {url: \"http://u:secret@broker\"}", "must be mqtt://"),
         ("mqtt: {url: \"mqtt://broker\", prefix: \"a/b\"}", "mqtt.prefix"),
-        ("mqtt: {url: \"mqtt://broker\", name: \"\"}", "mqtt.name"),
+        ("mqtt: {url: \"mqtt://broker\", name: \"shed+1\"}", "mqtt.name"),
         ("mqtt: {url: \"mqtt://broker\", discovery: \"home#\"}", "mqtt.discovery"),
         ("mqtt: {url: \"mqtt://broker\"}\nownBikes: [{name: \"Kid's bike\", beacon: \"\(TestValues.intel)\"}, {name: \"kid s bike\", beacon: \"\(TestValues.other)\"}]",
          "would share MQTT topics"),

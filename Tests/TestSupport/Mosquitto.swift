@@ -32,6 +32,8 @@ public final class Mosquitto: @unchecked Sendable {
     /// PEM of the CA that signed the TLS listener's certificate (when started with `tls`).
     public let caFile: String?
     private var process: Process?
+    /// mosquitto_sub processes still running, stopped with the broker even when a test fails early.
+    private var subscribers: [Process] = []
     private let lock = NSLock()
 
     /// `mqtt://user:pass@127.0.0.1:port` (or `mqtts://…@localhost` with TLS), password percent-encoded.
@@ -73,7 +75,10 @@ public final class Mosquitto: @unchecked Sendable {
         lock.lock()
         let running = process
         process = nil
+        let clients = subscribers
+        subscribers = []
         lock.unlock()
+        for client in clients where client.isRunning { kill(client.processIdentifier, SIGKILL) }
         guard let running, running.isRunning else { return }
         kill(running.processIdentifier, SIGKILL)
         running.waitUntilExit()
@@ -122,6 +127,9 @@ public final class Mosquitto: @unchecked Sendable {
         process.standardOutput = Pipe()
         process.standardError = FileHandle.nullDevice
         try process.run()
+        lock.lock()
+        subscribers = subscribers.filter(\.isRunning) + [process]
+        lock.unlock()
         return process
     }
 
