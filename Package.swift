@@ -37,6 +37,8 @@ let package = Package(
         .target(name: "Tracking", dependencies: ["Beacon", "Proximity", "Regions", "Registry"]),
         .target(name: "Analysis", dependencies: ["Beacon", "Proximity", "Regions"]),
         .target(name: "Owners", dependencies: ["Beacon", "Proximity", "Durable"]),
+        // The HTTP API's wire types (requests, responses, events): one definition for the server, the sentinel and the CLI.
+        .target(name: "BikebeaconAPI", dependencies: ["Beacon", "Registry"]),
 
         // Edges: radios and capture files in, advertisements out.
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
@@ -70,7 +72,7 @@ let package = Package(
         .target(
             name: "Sentinel",
             dependencies: [
-                "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Durable", "MQTT",
+                "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Durable", "BikebeaconAPI", "MQTT",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -100,7 +102,7 @@ let package = Package(
             name: "bikebeacon",
             dependencies: [
                 "Beacon", "Proximity", "Regions", "Registry", "Scanning", "Captures", "HCI", "Tracking", "Analysis", "Sentinel",
-                "Owners",
+                "Owners", "BikebeaconAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -111,10 +113,11 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Beacon", "Registry",
+                "Beacon", "Registry", "Durable", "BikebeaconAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
@@ -161,16 +164,20 @@ let package = Package(
         .testTarget(
             name: "SentinelTests",
             dependencies: [
-                "Sentinel", "Durable", "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "TestSupport",
+                "Sentinel", "Durable", "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "TestSupport", "BikebeaconAPI",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .testTarget(
+            name: "BikebeaconAPITests",
+            dependencies: ["BikebeaconAPI", "Beacon", "Registry", "TestSupport", .product(name: "Yams", package: "Yams")]
+        ),
+        .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Beacon", "TestSupport", "bikebeacon-server",
+                "Server", "Beacon", "BikebeaconAPI", "TestSupport", "bikebeacon-server",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

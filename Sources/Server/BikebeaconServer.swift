@@ -26,15 +26,16 @@ public enum BikebeaconServer {
         let dummy = try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(Tokens.make(prefix: ""), cost: cost) }
         let state = ServerState(
             database: database, options: options, metrics: metrics, broker: EventBroker(),
-            sentinelLimiter: RateLimiter(limit: options.sentinelRateLimit), logger: logger, dummyPasswordHash: dummy)
+            sentinelLimiter: RateLimiter(database: database, limit: options.sentinelRateLimit), logger: logger, dummyPasswordHash: dummy)
         let router = Router(context: AppContext.self)
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware())
         OpsRoutes.add(to: router, state: state)
-        AccountRoutes.add(to: router, state: state)
-        BikeRoutes.add(to: router, state: state)
-        SentinelRoutes.add(to: router, state: state)
-        EventRoutes.add(to: router, state: state)
+        let callers = Authentication.group(router, state: state)
+        AccountRoutes.add(to: router, callers: callers, state: state)
+        BikeRoutes.add(to: callers, state: state)
+        SentinelRoutes.add(to: callers, state: state)
+        EventRoutes.add(to: callers, state: state)
         DashboardRoutes.add(to: router)
         let worker = WebhookWorker(database: database, broker: state.broker, backoff: options.webhookBackoff,
                                    httpClient: httpClient, logger: logger, now: options.now)
