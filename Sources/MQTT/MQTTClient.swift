@@ -7,8 +7,8 @@ import NIOSSL
 public struct MQTTClientConfiguration: Sendable {
     public var broker: MQTTBrokerAddress
     public var clientID: String
-    /// Seconds between PINGREQs when nothing else is sent; a broker silent for 1.5 times this is
-    /// taken as gone.
+    /// Seconds between PINGREQs when nothing else is sent; a broker that leaves a PINGREQ
+    /// unanswered this long is taken as gone.
     public var keepAlive: UInt16 = 30
     /// Left with the broker at CONNECT, published by it if we vanish (e.g. `offline`, retained).
     public var will: MQTTMessage?
@@ -113,7 +113,8 @@ public actor MQTTClient {
             }
         }
         let opened = ContinuousClock.now
-        var lastHeard = opened
+        /// When the unanswered PINGREQ went out; any packet from the broker answers it.
+        var pingSent: ContinuousClock.Instant?
         var wasAccepted = false
         let password = broker.password.map { Array($0.utf8) }
         send([.connect(MQTTConnect(clientID: configuration.clientID, cleanSession: false, keepAlive: configuration.keepAlive,
@@ -122,7 +123,7 @@ public actor MQTTClient {
             loop: for await event in events {
                 switch event {
                 case let .packet(packet):
-                    lastHeard = .now
+                    pingSent = nil
                     guard handle(packet, accepted: &wasAccepted) else { break loop }
                 case let .malformed(error):
                     logger.error("the MQTT broker sent a malformed packet; reconnecting", metadata: ["broker": "\(broker)", "error": "\(error)"])
@@ -141,11 +142,14 @@ public actor MQTTClient {
                         break loop
                     }
                     if wasAccepted, configuration.keepAlive > 0 {
-                        if now - lastHeard > keepAlive * 1.5 {
+                        if let pingSent, now - pingSent > keepAlive {
                             logger.warning("the MQTT broker stopped answering pings; reconnecting", metadata: ["broker": "\(broker)"])
                             break loop
                         }
-                        if now - lastSent >= keepAlive { send([.pingreq]) }
+                        if pingSent == nil, now - lastSent >= keepAlive {
+                            send([.pingreq])
+                            pingSent = now
+                        }
                     }
                 }
             }
