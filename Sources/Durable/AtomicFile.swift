@@ -19,7 +19,9 @@ public enum AtomicFileError: Error, CustomStringConvertible, Sendable {
 /// never a torn file.
 public enum AtomicFile {
     /// `permissions` are set exactly (not filtered by the umask): 0o600 keeps a session token private.
-    public static func write(_ data: Data, to path: String, permissions: mode_t = 0o644) throws(AtomicFileError) {
+    /// `durable: false` skips both fsyncs, for files a power cut may lose (a status rewritten every
+    /// few seconds): still never torn, but no forced write to an SD card.
+    public static func write(_ data: Data, to path: String, permissions: mode_t = 0o644, durable: Bool = true) throws(AtomicFileError) {
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, permissions)
         guard fd >= 0 else { throw .cannotWrite(path: temporary, step: "open", errno: errno) }
@@ -37,7 +39,7 @@ public enum AtomicFile {
             }
         }
         if failure == nil, fchmod(fd, permissions) != 0 { failure = .cannotWrite(path: temporary, step: "chmod", errno: errno) }
-        if failure == nil, fsync(fd) != 0 { failure = .cannotWrite(path: temporary, step: "fsync", errno: errno) }
+        if failure == nil, durable, fsync(fd) != 0 { failure = .cannotWrite(path: temporary, step: "fsync", errno: errno) }
         close(fd)
         if let failure {
             unlink(temporary)
@@ -48,6 +50,7 @@ public enum AtomicFile {
             unlink(temporary)
             throw .cannotWrite(path: path, step: "rename", errno: code)
         }
+        guard durable else { return }
         let directory = (path as NSString).deletingLastPathComponent
         let dirfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dirfd >= 0 else { throw .cannotWrite(path: directory, step: "open directory", errno: errno) }

@@ -11,6 +11,8 @@ struct BenchCommand: AsyncParsableCommand {
             SentinelBenchCommand.self,
             DecodeBenchCommand.self,
             ProximityBenchCommand.self,
+            SDCardBenchCommand.self,
+            StartupBenchCommand.self,
         ]
     )
 }
