@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "bikebeacon", targets: ["bikebeacon"]),
         .executable(name: "bikebeacon-server", targets: ["bikebeacon-server"]),
+        .executable(name: "bikebeacon-bench", targets: ["bikebeacon-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -39,9 +40,16 @@ let package = Package(
         // Edges: radios and capture files in, advertisements out.
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        // libdbus wrapped: connection, messages, a pure value codec.
+        .target(name: "DBus", dependencies: ["CDBus"]),
+        // btsnoop, pcap and pcapng read and write: files of H4 packets.
+        .target(name: "Captures", dependencies: ["Beacon"]),
+        // HCI event parsing and the raw HCI socket.
+        .target(name: "HCI", dependencies: ["Beacon", "CBlueZ"]),
+        // The Scanner interface and its backends: BlueZ over D-Bus, raw HCI, capture files.
         .target(
             name: "Scanning",
-            dependencies: ["Beacon", "CBlueZ", "CDBus", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Beacon", "DBus", "Captures", "HCI", .product(name: "Logging", package: "swift-log")]
         ),
 
         // Files replaced atomically and durably: the sentinel's state, the owner's config.
@@ -61,13 +69,25 @@ let package = Package(
             ]
         ),
 
-        // Benchmarks and the anchor methods they compare against.
-        .target(name: "Benchmarks", dependencies: ["Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning"]),
+        // Benchmarks and the anchor methods they compare against (never linked into a shipped binary).
+        .target(
+            name: "Benchmarks",
+            dependencies: ["Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Captures", "HCI", "Server",
+                           .product(name: "SQLKit", package: "sql-kit")]
+        ),
+        .executableTarget(
+            name: "bikebeacon-bench",
+            dependencies: [
+                "Beacon", "Proximity", "Registry", "Scanning", "Captures", "Benchmarks", "Sentinel", "Server",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
 
         .executableTarget(
             name: "bikebeacon",
             dependencies: [
-                "Beacon", "Proximity", "Regions", "Registry", "Scanning", "Tracking", "Benchmarks", "Analysis", "Sentinel",
+                "Beacon", "Proximity", "Regions", "Registry", "Scanning", "Captures", "HCI", "Tracking", "Analysis", "Sentinel",
                 "Owners",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -109,13 +129,13 @@ let package = Package(
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Beacon", "Proximity", "Regions", "Registry"]),
         .testTarget(name: "RegistryTests", dependencies: ["Registry", "Beacon", "Benchmarks"]),
         .testTarget(name: "RegionsTests", dependencies: ["Regions", "Analysis", "Benchmarks", "TestSupport", "bikebeacon"]),
-        .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Beacon", "Benchmarks", "TestSupport", "bikebeacon"]),
+        .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Captures", "HCI", "Beacon", "Benchmarks", "TestSupport", "bikebeacon"]),
         .testTarget(name: "OwnersTests", dependencies: ["Owners", "Beacon", "Proximity", "TestSupport", "bikebeacon", "bikebeacon-server"]),
         .testTarget(
             name: "DBusScannerTests",
-            dependencies: ["Beacon", "Scanning", "TestSupport", "bikebeacon", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Beacon", "DBus", "Scanning", "TestSupport", "bikebeacon", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "ProximityTests", dependencies: ["Proximity", "Benchmarks", "TestSupport", "bikebeacon"]),
+        .testTarget(name: "ProximityTests", dependencies: ["Proximity", "Benchmarks", "TestSupport", "bikebeacon-bench"]),
         .executableTarget(name: "outbox-writer", dependencies: ["Sentinel", "Beacon"], path: "Tests/OutboxWriter"),
         .testTarget(
             name: "SentinelTests",

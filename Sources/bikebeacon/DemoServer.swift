@@ -16,7 +16,7 @@ struct DemoServer {
 
     /// Finds `bikebeacon-server` beside this executable, where `swift build` puts it.
     static func locateBinary() throws -> String {
-        let me = URL(fileURLWithPath: ThisExecutable.path)
+        let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
         let path = me.deletingLastPathComponent().appendingPathComponent("bikebeacon-server").path
         guard FileManager.default.isExecutableFile(atPath: path) else {
             throw DemoError("bikebeacon-server is not beside bikebeacon (\(path)); build both with ./scripts/run or `swift build`")

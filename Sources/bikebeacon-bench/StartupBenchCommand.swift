@@ -8,9 +8,9 @@ import Foundation
 struct StartupBenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "startup",
-        abstract: "Start-up to scanning: from starting `bikebeacon sentinel` to its `scanning` log line.",
+        abstract: "Start-up to scanning: from starting `bikebeacon sentinel` (beside this executable) to its `scanning` log line.",
         discussion: """
-        Starts this executable as a sentinel --runs times (config, saved missing list, a SQLite \
+        Starts bikebeacon as a sentinel --runs times (config, saved missing list, a SQLite \
         outbox, the server unreachable; a capture stands in for the radio, which here is not \
         there) and times it from the spawn to the `scanning` line on stderr. Baseline: the same \
         executable started for `decode` of one frame, to its exit: what any process start costs.
@@ -31,7 +31,10 @@ struct StartupBenchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let executable = ThisExecutable.path
+        let executable = ThisExecutable.sibling("bikebeacon")
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw ValidationError("no bikebeacon beside bikebeacon-bench (\(executable)); build it: swift build -c release --product bikebeacon")
+        }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bikebeacon-startup-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
