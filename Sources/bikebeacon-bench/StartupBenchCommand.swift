@@ -10,24 +10,19 @@ struct StartupBenchCommand: AsyncParsableCommand {
         commandName: "startup",
         abstract: "Start-up to scanning: from starting `bikebeacon sentinel` (beside this executable) to its `scanning` log line.",
         discussion: """
-        Starts bikebeacon as a sentinel --runs times (config, saved missing list, a SQLite \
-        outbox, the server unreachable; a capture stands in for the radio, which here is not \
-        there) and times it from the spawn to the `scanning` line on stderr. Baseline: the same \
-        executable started for `decode` of one frame, to its exit: what any process start costs.
+        Starts bikebeacon as a live sentinel --runs times (config, a SQLite outbox, the server \
+        unreachable, the D-Bus backend pointed at a bus that is not there, so that no radio is \
+        needed: the line comes before the scanner connects) and times it from the spawn to the \
+        `scanning` line on stderr. Baseline: the same executable started for `decode` of one \
+        frame, to its exit: what any process start costs.
         """
     )
 
     @Option(help: "Runs of each.")
     var runs = 20
 
-    @Option(help: "The capture to scan.")
-    var capture = "Resources/captures/govee-h5100.btsnoop"
-
     func validate() throws {
         guard (1...1000).contains(runs) else { throw ValidationError("--runs 1…1000") }
-        guard FileManager.default.fileExists(atPath: capture) else {
-            throw ValidationError("no capture at \(capture); run from the repository root or pass --capture")
-        }
     }
 
     func run() async throws {
@@ -48,8 +43,8 @@ struct StartupBenchCommand: AsyncParsableCommand {
         var startup: [Double] = []
         for _ in 0..<runs {
             baseline.append(try Self.time(executable, ["decode", "4c000215494e54454c4c495f524f434b535f48575075f2ffc2"], until: nil))
-            startup.append(try Self.time(executable, ["sentinel", "--config", config, "--replay", capture, "--drain-timeout", "0"],
-                                         until: "scanning"))
+            startup.append(try Self.time(executable, ["sentinel", "--config", config], until: "scanning",
+                                         environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(directory.path)/no-bus"]))
         }
         func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
         print("bench startup: \(runs) runs each of \(executable)")
@@ -65,10 +60,12 @@ struct StartupBenchCommand: AsyncParsableCommand {
     }
 
     /// Seconds from spawning to `line` appearing on stderr (then SIGTERM), or to exit when nil.
-    private static func time(_ executable: String, _ arguments: [String], until line: String?) throws -> Double {
+    private static func time(_ executable: String, _ arguments: [String], until line: String?,
+                             environment: [String: String] = [:]) throws -> Double {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
