@@ -10,6 +10,7 @@ indirect enum ConfigurationSchema: Sendable {
     static let sentinelFile: ConfigurationSchema = .mapping([
         "server": .mapping(["url": .value, "token": .value, "timeout": .value]),
         "stateDirectory": .value,
+        "statusDirectory": .value,
         "scanner": .mapping(["backend": .value, "adapter": .value]),
         "intervals": .mapping(["listRefresh": .value, "present": .value]),
         "outbox": .mapping(["maxRows": .value, "batchSize": .value]),

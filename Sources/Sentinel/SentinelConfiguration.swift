@@ -26,8 +26,11 @@ public struct SentinelConfiguration: Equatable, Sendable {
 
     public var serverURL: String
     public var token: String
-    /// Holds the outbox, the saved missing list and the status file.
+    /// Holds the outbox and the saved missing list (and the status files, unless `statusDirectory`).
     public var stateDirectory: String
+    /// Where `status.json` and `metrics.prom` go, rewritten every few seconds: a tmpfs (the unit's
+    /// `/run/bikebeacon`) spares an SD card. Nil: the state directory.
+    public var statusDirectory: String?
     public var backend: Backend = .dbus
     public var adapter: String?
     /// Seconds between missing-list refreshes (jittered ±10 %).
@@ -69,6 +72,7 @@ public struct SentinelConfiguration: Equatable, Sendable {
         }
         var server: Server?
         var stateDirectory: String?
+        var statusDirectory: String?
         var scanner: Scanner?
         var intervals: Intervals?
         var outbox: OutboxSettings?
@@ -83,6 +87,7 @@ public struct SentinelConfiguration: Equatable, Sendable {
         let file = try decodeStrictly(yaml)
         var c = SentinelConfiguration(serverURL: file.server?.url ?? "", token: file.server?.token ?? "",
                                       stateDirectory: file.stateDirectory ?? "/var/lib/bikebeacon")
+        c.statusDirectory = file.statusDirectory
         c.requestTimeout = file.server?.timeout ?? 10
         c.backend = file.scanner?.backend ?? .dbus
         c.adapter = file.scanner?.adapter
@@ -105,6 +110,7 @@ public struct SentinelConfiguration: Equatable, Sendable {
         if let v = environment["BIKEBEACON_SERVER_URL"] { c.serverURL = v }
         if let v = environment["BIKEBEACON_TOKEN"] { c.token = v }
         if let v = environment["BIKEBEACON_STATE_DIRECTORY"] { c.stateDirectory = v }
+        if let v = environment["BIKEBEACON_STATUS_DIRECTORY"] { c.statusDirectory = v }
         if let v = environment["BIKEBEACON_ADAPTER"] { c.adapter = v }
         if let v = environment["BIKEBEACON_BACKEND"] {
             guard let backend = Backend(rawValue: v) else { throw ConfigurationError.invalid("BIKEBEACON_BACKEND must be dbus or hci, not '\(v)'") }

@@ -43,10 +43,13 @@ public enum SentinelRunner {
         // A webhook peer or alarm command that closes early must not kill the daemon.
         signal(SIGPIPE, SIG_IGN)
         let state = configuration.stateDirectory
-        do {
-            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-        } catch {
-            throw ConfigurationError.invalid("cannot create the state directory \(state): \(error.localizedDescription)")
+        let statusDirectory = configuration.statusDirectory ?? state
+        for directory in [state, statusDirectory] {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw ConfigurationError.invalid("cannot create the state directory \(directory): \(error.localizedDescription)")
+            }
         }
         let server = ServerConnection(baseURL: configuration.serverURL, token: configuration.token,
                                       timeout: .milliseconds(Int64(configuration.requestTimeout * 1000)))
@@ -80,7 +83,7 @@ public enum SentinelRunner {
                 }
                 group.addTask {
                     while !Task.isCancelled {
-                        await writeStatus(state: state, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger)
+                        await writeStatus(directory: statusDirectory, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger)
                         try await Task.sleep(for: .seconds(5))
                     }
                 }
@@ -89,12 +92,17 @@ public enum SentinelRunner {
                 case .flush:
                     created = 0
                 case let .live(scanner), let .replay(scanner):
-                    await sync.start(now: now())
-                    group.addTask {
-                        await sync.run(interval: configuration.listRefreshInterval, clock: now, sleep: { try await Task.sleep(for: .seconds($0)) })
-                    }
                     var isReplay = false
                     if case .replay = source { isReplay = true }
+                    // Live, scanning starts at once with the saved list while the server is asked
+                    // (start-up must not wait on the network); a replay, over in moments, needs
+                    // the server's answer first.
+                    await sync.loadSaved(now: now())
+                    if isReplay { await sync.confirm(now: now()) }
+                    group.addTask {
+                        if !isReplay { await sync.confirm(now: now()) }
+                        await sync.run(interval: configuration.listRefreshInterval, clock: now, sleep: { try await Task.sleep(for: .seconds($0)) })
+                    }
                     created = try await scan(scanner, replay: isReplay, configuration: configuration, outbox: outbox, sync: sync,
                                              stats: stats, mqtt: mqtt, group: &group, logger: logger)
                 }
@@ -114,11 +122,11 @@ public enum SentinelRunner {
             }
         } catch {
             // Cancelled (SIGTERM) or failed: the last status is still written, outside the cancelled task.
-            await Task { await writeStatus(state: state, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger) }.value
+            await Task { await writeStatus(directory: statusDirectory, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger) }.value
             try? await outbox.close()
             throw error
         }
-        await writeStatus(state: state, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger)
+        await writeStatus(directory: statusDirectory, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger)
         try await outbox.close()
         return summary
     }
@@ -176,6 +184,8 @@ public enum SentinelRunner {
                 if registry.version != core.registry.version { core.updateRegistry(registry, now: lastTime) }
             }
         }
+        // The moment start-up ends (`bench startup` waits for this line).
+        logger.info("scanning", metadata: ["source": "\(replay ? "replay" : "live")", "missingBikes": "\(core.registry.count)"])
         if replay {
             // A capture is read as fast as it is processed: nothing may be skipped.
             for try await advertisement in scanner.advertisements() { try await handle(.advertisement(advertisement)) }
@@ -225,13 +235,15 @@ public enum SentinelRunner {
         }
     }
 
-    private static func writeStatus(state: String, stats: Stats, outbox: Outbox, reporter: Reporter, sync: MissingListSync, logger: Logger) async {
+    /// Not durable: the status describes the running process, so a power cut may lose it, and an
+    /// fsync every few seconds would wear an SD card for nothing.
+    private static func writeStatus(directory: String, stats: Stats, outbox: Outbox, reporter: Reporter, sync: MissingListSync, logger: Logger) async {
         let status = await status(stats: stats, outbox: outbox, reporter: reporter, sync: sync)
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try AtomicFile.write(try encoder.encode(status), to: state + "/" + SentinelStatus.fileName)
-            try AtomicFile.write(Data(status.prometheus.utf8), to: state + "/" + SentinelStatus.metricsFileName)
+            try AtomicFile.write(try encoder.encode(status), to: directory + "/" + SentinelStatus.fileName, durable: false)
+            try AtomicFile.write(Data(status.prometheus.utf8), to: directory + "/" + SentinelStatus.metricsFileName, durable: false)
         } catch {
             logger.warning("cannot write the status file", metadata: ["error": "\(error)"])
         }

@@ -10,7 +10,8 @@ struct SentinelCommand: AsyncParsableCommand {
         abstract: "Watch for missing bikes and report sightings to the server; raise the own-bike alarm.",
         discussion: """
         Settings come from the YAML file given with --config, then BIKEBEACON_SERVER_URL, \
-        BIKEBEACON_TOKEN, BIKEBEACON_STATE_DIRECTORY, BIKEBEACON_BACKEND, BIKEBEACON_ADAPTER and BIKEBEACON_MQTT_URL, \
+        BIKEBEACON_TOKEN, BIKEBEACON_STATE_DIRECTORY, BIKEBEACON_STATUS_DIRECTORY, BIKEBEACON_BACKEND, BIKEBEACON_ADAPTER and \
+        BIKEBEACON_MQTT_URL, \
         then the options below. Sightings are committed to an outbox in the state directory before \
         they are sent, so a crash or an unreachable server loses nothing. Stops cleanly on \
         SIGTERM or Ctrl-C. With --replay, reads a capture instead of the radio and exits once the \
