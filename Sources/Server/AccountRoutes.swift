@@ -24,7 +24,7 @@ enum AccountRoutes {
         }
 
         router.post("/v1/sessions") { request, context in
-            let credentials = try await JSONResponse.decode(Credentials.self, from: request, context: context)
+            let credentials = try await JSONResponse.decode(LogIn.self, from: request, context: context)
             let email = try normalised(email: credentials.email)
             let now = state.now
             let throttle = state.options.loginThrottle
@@ -47,13 +47,23 @@ enum AccountRoutes {
             try await state.accounts.clearFailedLogins(email: email)
             try await AccountMailRoutes.checkVerified(accountID: account.id, state: state)
             let token = Tokens.make(prefix: Tokens.ownerPrefix)
-            try await state.accounts.createSession(accountID: account.id, tokenDigest: Tokens.digest(token), now: now)
-            return try JSONResponse.make(Token(token: token))
+            let cookie = credentials.cookie == true
+            let session = try await state.sessions.create(accountID: account.id, tokenDigest: Tokens.digest(token), kind: cookie ? .cookie : .token,
+                                                          userAgent: request.headers[.userAgent], now: now)
+            guard cookie else { return try JSONResponse.make(Token(token: token)) }
+            let policy = state.options.sessions
+            var response = try JSONResponse.make(SessionRoutes.json(session, policy: policy, current: true))
+            SessionCookie.set(on: &response, token: token, maxAgeSeconds: Int(policy.lifetimeMilliseconds / 1000),
+                              secure: SessionCookie.isSecure(request))
+            return response
         }
 
-        callers.delete("/v1/sessions") { _, context in
-            try await state.accounts.deleteSession(tokenDigest: try context.owner().sessionDigest)
-            return Response(status: .noContent)
+        callers.delete("/v1/sessions") { request, context in
+            let owner = try context.owner()
+            _ = try await state.sessions.delete(id: owner.sessionID, accountID: owner.accountID)
+            var response = Response(status: .noContent)
+            if owner.viaCookie { SessionCookie.clear(on: &response, secure: SessionCookie.isSecure(request)) }
+            return response
         }
 
         callers.get("/v1/account") { _, context in

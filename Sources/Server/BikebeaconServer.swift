@@ -45,10 +45,12 @@ public enum BikebeaconServer {
         OpsRoutes.add(to: router, state: state)
         let callers = Authentication.group(router, state: state)
         AccountRoutes.add(to: router, callers: callers, state: state)
+        AccountDataRoutes.add(to: callers, state: state)
+        SessionRoutes.add(to: callers, state: state)
         BikeRoutes.add(to: callers, state: state)
         SentinelRoutes.add(to: callers, state: state)
         EventRoutes.add(to: callers, state: state)
-        DashboardRoutes.add(to: router)
+        DashboardRoutes.add(to: router, options: options, logger: logger)
         PushRoutes.add(to: router, callers: callers, state: state)
         AccountMailRoutes.add(to: router, state: state)
         let queue = NotificationQueue(database: database, dispatcher: dispatcher,

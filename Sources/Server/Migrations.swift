@@ -85,6 +85,17 @@ enum Migrations {
             """,
             "CREATE INDEX deliveries_due ON deliveries (next_attempt_ms)",
         ]),
+        // Sessions get a public id (to list and revoke them), a kind (bearer token or dashboard cookie),
+        // a last use (idle expiry) and the user agent (so owners can tell their devices apart).
+        common(13, [
+            "ALTER TABLE sessions ADD COLUMN id TEXT",
+            "ALTER TABLE sessions ADD COLUMN kind TEXT NOT NULL DEFAULT 'token'",
+            "ALTER TABLE sessions ADD COLUMN last_used_ms BIGINT",
+            "ALTER TABLE sessions ADD COLUMN user_agent TEXT",
+            "UPDATE sessions SET id = substr(token_hash, 1, 32), last_used_ms = created_ms",
+            "CREATE UNIQUE INDEX sessions_id ON sessions (id)",
+            "CREATE INDEX sessions_account ON sessions (account_id)",
+        ]),
         // Notifications (#9). Version 20, not 4: parallel branches add steps too, and a shared number would skip one.
         Step(
             version: 20,

@@ -1,3 +1,4 @@
+import BikebeaconAPI
 /// The no-spam rule, kept pure (time is an input): per bike and place at most one notification
 /// per interval. The first event in a quiet period goes out at once; later ones in the window are
 /// held back and folded into one, which goes out when the window ends (`flush`) or with the next

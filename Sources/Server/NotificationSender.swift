@@ -1,3 +1,4 @@
+import BikebeaconAPI
 /// One queued notification on its way out through one channel.
 public struct QueuedNotification: Sendable, Equatable {
     public var id: Int64

@@ -5,52 +5,20 @@ import Hummingbird
 /// Web Push for owners: the server's VAPID key, owners' push subscriptions, and which channels
 /// (push, email) they want notifications on.
 enum PushRoutes {
-    struct KeyJSON: Codable {
-        var publicKey: String
-    }
-
-    /// The browser's `PushSubscription.toJSON()`; `expirationTime` and unknown fields are ignored.
-    struct SubscriptionRequest: Codable {
-        struct Keys: Codable {
-            var p256dh: String
-            var auth: String
-        }
-        var endpoint: String
-        var keys: Keys
-    }
-
-    struct CreatedJSON: Codable {
-        var id: String
-    }
-
-    struct SubscriptionJSON: Codable {
-        var id: String
-        var endpoint: String
-        var createdAt: String
-    }
-
-    struct SubscriptionListJSON: Codable {
-        var subscriptions: [SubscriptionJSON]
-    }
-
-    struct SettingsRequest: Codable {
-        var push: Bool?
-        var email: Bool?
-    }
-
+    /// The key is open (the dashboard needs it before anything else); the rest are on `callers`, the authenticated group.
     static func add(to router: Router<AppContext>, callers: RouterGroup<AppContext>, state: ServerState) {
         router.get("/v1/push/key") { _, _ in
-            try JSONResponse.make(KeyJSON(publicKey: state.vapid.publicKey))
+            try JSONResponse.make(PushKey(publicKey: state.vapid.publicKey))
         }
 
         callers.post("/v1/push/subscriptions") { request, context in
             let accountID = try context.owner().accountID
-            let body = try await JSONResponse.decode(SubscriptionRequest.self, from: request, context: context)
+            let body = try await JSONResponse.decode(PushSubscriptionRequest.self, from: request, context: context)
             try await check(body, state: state)
             do {
                 let id = try await state.pushSubscriptions.save(
                     accountID: accountID, endpoint: body.endpoint, p256dh: body.keys.p256dh, auth: body.keys.auth, now: state.now)
-                return try JSONResponse.make(CreatedJSON(id: id), status: .created,
+                return try JSONResponse.make(PushSubscriptionCreated(id: id), status: .created,
                                              headers: [.location: "/v1/push/subscriptions/\(id)"])
             } catch PushSubscriptionStore.SaveError.tooMany {
                 throw APIError(.conflict, "too_many_subscriptions",
@@ -61,12 +29,12 @@ enum PushRoutes {
         callers.get("/v1/push/subscriptions") { _, context in
             let accountID = try context.owner().accountID
             let list = try await state.pushSubscriptions.list(accountID: accountID).map {
-                SubscriptionJSON(id: $0.id, endpoint: $0.endpoint, createdAt: Timestamp.format(milliseconds: $0.createdMilliseconds))
+                PushSubscription(id: $0.id, endpoint: $0.endpoint, createdAt: Timestamp.format(milliseconds: $0.createdMilliseconds))
             }
-            return try JSONResponse.make(SubscriptionListJSON(subscriptions: list))
+            return try JSONResponse.make(PushSubscriptionList(subscriptions: list))
         }
 
-        callers.delete("/v1/push/subscriptions/{id}") { request, context in
+        callers.delete("/v1/push/subscriptions/{id}") { _, context in
             let accountID = try context.owner().accountID
             guard let id = context.parameters.get("id"), id.count <= 64,
                   try await state.pushSubscriptions.delete(id: id, accountID: accountID)
@@ -83,7 +51,7 @@ enum PushRoutes {
 
         callers.put("/v1/account/notifications") { request, context in
             let accountID = try context.owner().accountID
-            let body = try await JSONResponse.decode(SettingsRequest.self, from: request, context: context)
+            let body = try await JSONResponse.decode(NotificationSettingsChange.self, from: request, context: context)
             guard body.push != nil || body.email != nil else { throw APIError.invalid("send 'push' and/or 'email' as true or false") }
             let settings = try await state.database.transaction { db in
                 var settings = try await NotificationDispatcher.settings(accountID: accountID, in: db)
@@ -98,7 +66,7 @@ enum PushRoutes {
 
     /// A usable subscription: an https endpoint (http only with `--allow-private-targets`) on an
     /// allowed address, a P-256 key and a 16-byte auth secret.
-    static func check(_ body: SubscriptionRequest, state: ServerState) async throws {
+    static func check(_ body: PushSubscriptionRequest, state: ServerState) async throws {
         let allowPrivate = state.options.allowPrivateTargets
         guard body.endpoint.count <= 2000, let url = URL(string: body.endpoint), let scheme = url.scheme?.lowercased(),
               scheme == "https" || (allowPrivate && scheme == "http"), let host = url.host, !host.isEmpty

@@ -1,9 +1,10 @@
+import BikebeaconAPI
 import Crypto
 import Foundation
 import SQLKit
 
 /// A browser's push subscription as stored: where to POST and the keys to encrypt for it.
-struct PushSubscription: Sendable, Equatable {
+struct StoredPushSubscription: Sendable, Equatable {
     var id: String
     var accountID: String
     var endpoint: String
@@ -44,14 +45,14 @@ struct PushSubscriptionStore: Sendable {
         }
     }
 
-    func list(accountID: String) async throws -> [PushSubscription] {
+    func list(accountID: String) async throws -> [StoredPushSubscription] {
         try await database.withSession { db in
             try await db.raw("SELECT * FROM push_subscriptions WHERE account_id = \(bind: accountID) ORDER BY created_ms, id")
                 .all().map(Self.subscription)
         }
     }
 
-    func find(id: String) async throws -> PushSubscription? {
+    func find(id: String) async throws -> StoredPushSubscription? {
         try await database.withSession { db in
             try await db.raw("SELECT * FROM push_subscriptions WHERE id = \(bind: id)").first().map(Self.subscription)
         }
@@ -73,8 +74,8 @@ struct PushSubscriptionStore: Sendable {
         }
     }
 
-    static func subscription(_ row: any SQLRow) throws -> PushSubscription {
-        PushSubscription(
+    static func subscription(_ row: any SQLRow) throws -> StoredPushSubscription {
+        StoredPushSubscription(
             id: try row.decode(column: "id", as: String.self), accountID: try row.decode(column: "account_id", as: String.self),
             endpoint: try row.decode(column: "endpoint", as: String.self), p256dh: try row.decode(column: "p256dh", as: String.self),
             auth: try row.decode(column: "auth", as: String.self), createdMilliseconds: try row.decode(column: "created_ms", as: Int64.self))

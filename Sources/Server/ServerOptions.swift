@@ -27,6 +27,12 @@ public struct ServerOptions: Sendable {
     public var mail: MailOptions? = nil
     /// Sessions only for owners who confirmed their address (`serve --require-verified-email`; needs `mail`).
     public var requireVerifiedEmail = false
+    /// The dashboard map's tile source (`serve --map-tiles`); the page's CSP allows its origin.
+    public var mapTiles: MapTiles = .openStreetMap
+    /// Debian's `libjs-leaflet` files, served at `/leaflet/`; absent, the dashboard draws its SVG sketch.
+    public var leafletDirectory: String = "/usr/share/javascript/leaflet"
+    /// How long dashboard (cookie) sessions last without use, and at most.
+    public var sessions = SessionPolicy()
     /// The wall clock in epoch milliseconds; injected so tests control time-based policies.
     public var now: @Sendable () -> Int64
 

@@ -15,6 +15,7 @@ struct ServerState: Sendable {
     let outbound: OutboundHTTP
     let notifications: NotificationDispatcher
 
+    var sessions: SessionStore { SessionStore(database: database) }
     var accounts: AccountStore { AccountStore(database: database) }
     var missingList: MissingListStore { MissingListStore(database: database, retention: options.deltaRetention) }
     var bikes: BikeStore { BikeStore(database: database, missingList: missingList, notifications: notifications) }

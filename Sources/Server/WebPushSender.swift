@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import AsyncHTTPClient
 import Crypto
 import Foundation
@@ -19,7 +20,7 @@ struct WebPushSender: NotificationSender {
     static let timeout: TimeAmount = .seconds(10)
 
     func deliver(_ item: QueuedNotification) async -> DeliveryOutcome {
-        let subscription: PushSubscription
+        let subscription: StoredPushSubscription
         do {
             guard let found = try await subscriptions.find(id: item.target) else {
                 return .drop(reason: "the push subscription was deleted")
@@ -47,7 +48,7 @@ struct WebPushSender: NotificationSender {
                        subscription: subscription)
     }
 
-    func makeRequest(_ notification: OwnerNotification, to subscription: PushSubscription) throws -> HTTPClientRequest {
+    func makeRequest(_ notification: OwnerNotification, to subscription: StoredPushSubscription) throws -> HTTPClientRequest {
         guard let endpoint = URL(string: subscription.endpoint), let audience = VAPID.audience(of: endpoint),
               let p256dh = Base64URL.decode(subscription.p256dh), let auth = Base64URL.decode(subscription.auth)
         else { throw WebPushEncryption.Failure.badClientKey }
@@ -65,7 +66,7 @@ struct WebPushSender: NotificationSender {
     }
 
     /// What the push service's answer means for this delivery (RFC 8030 §5, RFC 8292 §5).
-    private func outcome(status: Int, retryAfter: String?, subscription: PushSubscription) async -> DeliveryOutcome {
+    private func outcome(status: Int, retryAfter: String?, subscription: StoredPushSubscription) async -> DeliveryOutcome {
         switch status {
         case 200..<300:
             return .delivered

@@ -69,6 +69,11 @@ struct Serve: AsyncParsableCommand {
     var smtpCAFile: String?
     @Flag(help: "Owners must confirm their email address (a mailed link) before they can log in; needs --smtp-url.")
     var requireVerifiedEmail = false
+    @Option(help: "The dashboard map's tile URL template ({z}, {x}, {y}; {s} for subdomains); the page may load images from its host only.")
+    var mapTiles = MapTiles.openStreetMap.template
+    @Option(help: "The attribution the tile provider asks for, shown on the map.") var mapAttribution = MapTiles.defaultAttribution
+    @Option(help: "Where Debian's libjs-leaflet put Leaflet; without it the dashboard draws its offline sketch.")
+    var leafletDirectory = "/usr/share/javascript/leaflet"
 
     func validate() throws {
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4…31") }
@@ -78,6 +83,15 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--vapid-subject must start with mailto: or https://")
         }
         _ = try mailOptions()
+        _ = try tiles()
+    }
+
+    func tiles() throws -> MapTiles {
+        do {
+            return try MapTiles(template: mapTiles, attribution: mapAttribution)
+        } catch {
+            throw ValidationError("--map-tiles: \(error.description)")
+        }
     }
 
     func run() async throws {
@@ -91,6 +105,8 @@ struct Serve: AsyncParsableCommand {
         options.mail = try mailOptions()
         options.requireVerifiedEmail = requireVerifiedEmail
         if let mail = options.mail { logger.info("email through \(mail.smtp) from \(mail.from.address), links to \(mail.publicURL)") }
+        options.mapTiles = try tiles()
+        options.leafletDirectory = leafletDirectory
         do {
             let app = try await BikebeaconServer.makeApplication(database: db, options: options, logger: logger)
             try await app.runService()

@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Crypto
 import Foundation
 import Testing

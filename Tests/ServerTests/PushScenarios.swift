@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Crypto
 import Foundation
 import HTTPTypes
@@ -22,7 +23,7 @@ enum PushScenarios {
         try await harness.run { client in
             let key = try await client.send(.get, "/v1/push/key")
             #expect(key.status == .ok)
-            let publicKey = try client.decode(PushRoutes.KeyJSON.self, key).publicKey
+            let publicKey = try client.decode(PushKey.self, key).publicKey
             let raw = try #require(Base64URL.decode(publicKey))
             #expect(raw.count == 65 && raw.first == 4)
             // Every replica signs with the key the first start stored.
@@ -33,10 +34,10 @@ enum PushScenarios {
             expectError(try await client.send(.post, "/v1/push/subscriptions", json: subscription(endpoint)), .unauthorized)
             let created = try await client.send(.post, "/v1/push/subscriptions", token: owner, json: subscription(endpoint))
             #expect(created.status == .created, "\(String(buffer: created.body))")
-            let id = try client.decode(PushRoutes.CreatedJSON.self, created).id
+            let id = try client.decode(PushSubscriptionCreated.self, created).id
             // The same endpoint again (the browser re-subscribed) keeps its id.
             let again = try await client.send(.post, "/v1/push/subscriptions", token: owner, json: subscription(endpoint))
-            #expect(try client.decode(PushRoutes.CreatedJSON.self, again).id == id)
+            #expect(try client.decode(PushSubscriptionCreated.self, again).id == id)
 
             for (body, what) in [
                 (subscription("http://push.example.net/send/1"), "plain http"),
@@ -62,12 +63,12 @@ enum PushScenarios {
             }
             expectError(try await client.send(.post, "/v1/push/subscriptions", token: owner,
                                               json: subscription("https://push.example.net/send/21")), .conflict, "too_many_subscriptions")
-            let list = try client.decode(PushRoutes.SubscriptionListJSON.self,
+            let list = try client.decode(PushSubscriptionList.self,
                                          try await client.send(.get, "/v1/push/subscriptions", token: owner))
             #expect(list.subscriptions.count == PushSubscriptionStore.limit && list.subscriptions.first?.id == id)
             // Another owner neither sees nor deletes them.
             let other = try await client.owner("bob@example.org")
-            #expect(try client.decode(PushRoutes.SubscriptionListJSON.self,
+            #expect(try client.decode(PushSubscriptionList.self,
                                       try await client.send(.get, "/v1/push/subscriptions", token: other)).subscriptions.isEmpty)
             expectError(try await client.send(.delete, "/v1/push/subscriptions/\(id)", token: other), .notFound)
             #expect(try await client.send(.delete, "/v1/push/subscriptions/\(id)", token: owner).status == .noContent)
@@ -81,6 +82,34 @@ enum PushScenarios {
                 == NotificationSettings(push: false, email: true))
             expectError(try await client.send(.put, "/v1/account/notifications", token: owner, raw: "{}"), .badRequest)
             expectError(try await client.send(.put, "/v1/account/notifications", token: owner, raw: #"{"push": "yes"}"#), .badRequest)
+        }
+    }
+
+    /// A target saved while allowed is still checked at every send: a server without
+    /// --allow-private-targets refuses to connect to it, records why and does not retry.
+    static func refusedAtSend(_ backend: Backend) async throws {
+        let harness = try await Harness.make(backend, options: Harness.testOptions { $0.allowPrivateTargets = true })
+        let (_, sentinel) = try await harness.sentinel("cafe")
+        try await harness.run(keepDatabase: true) { client in
+            let owner = try await client.owner("ann@example.org")
+            let bike = try await client.bike(owner)
+            _ = try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: owner)
+            #expect(try await client.send(.post, "/v1/push/subscriptions", token: owner,
+                                          json: subscription("http://127.0.0.1:9/push")).status == .created)
+        }
+        let strict = Harness(database: harness.database, options: Harness.testOptions(), cleanup: harness.cleanup)
+        try await strict.run { client in
+            #expect(try await client.send(.post, "/v1/sightings", token: sentinel,
+                                          json: Fixture.Batch(sightings: [Fixture.sighting(event: "arrived")])).status == .ok)
+            let refused = try await NotificationScenarios.until(10) {
+                let row = try? await harness.database.withSession { db in
+                    try await db.raw("SELECT failed_ms, last_error FROM notification_deliveries").first()
+                }
+                let error = (try? row?.decode(column: "last_error", as: String?.self)) ?? nil
+                let failed = (try? row?.decode(column: "failed_ms", as: Int64?.self)) ?? nil
+                return failed != nil && error?.contains("refused to call 127.0.0.1") == true
+            }
+            #expect(refused, "the loopback push endpoint is refused at send time and not retried")
         }
     }
 

@@ -5,6 +5,7 @@ import Testing
 struct SQLiteServerTests {
     @Test func accountsAndSessions() async throws { try await AccountScenarios.accountsAndSessions(.sqlite) }
     @Test func loginThrottle() async throws { try await AccountScenarios.loginThrottle(.sqlite) }
+    @Test func cookieSessions() async throws { try await SessionScenarios.cookieSessions(.sqlite) }
     @Test func bikes() async throws { try await BikeScenarios.crud(.sqlite) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.sqlite) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.sqlite) }
@@ -16,10 +17,12 @@ struct SQLiteServerTests {
     @Test func eventStream() async throws { try await NotificationScenarios.eventStream(.sqlite) }
     @Test func pushSubscriptionsAndSettings() async throws { try await PushScenarios.api(.sqlite) }
     @Test func notificationWindow() async throws { try await PushScenarios.noSpam(.sqlite) }
+    @Test func privateTargetRefusedAtSend() async throws { try await PushScenarios.refusedAtSend(.sqlite) }
     @Test func replicasShareTheDatabase() async throws { try await ReplicaScenarios.sharedDatabase(.sqlite) }
     @Test func health() async throws { try await OpsScenarios.health(.sqlite) }
     @Test func metricsAndOpenAPI() async throws { try await OpsScenarios.metricsAndOpenAPI(.sqlite) }
     @Test func backupWhilePosting() async throws { try await BackupScenarios.backupWhilePosting(.sqlite) }
+    @Test func exportThenDeleteAccount() async throws { try await AccountDataScenarios.exportThenDelete(.sqlite) }
     @Test func sightingEmails() async throws { try await MailScenarios.sightingEmails(.sqlite) }
     @Test func smtpOutage() async throws { try await MailScenarios.smtpOutage(.sqlite) }
     @Test func passwordReset() async throws { try await MailScenarios.passwordReset(.sqlite) }
@@ -30,6 +33,7 @@ struct SQLiteServerTests {
 struct PostgresServerTests {
     @Test func accountsAndSessions() async throws { try await AccountScenarios.accountsAndSessions(.postgres) }
     @Test func loginThrottle() async throws { try await AccountScenarios.loginThrottle(.postgres) }
+    @Test func cookieSessions() async throws { try await SessionScenarios.cookieSessions(.postgres) }
     @Test func bikes() async throws { try await BikeScenarios.crud(.postgres) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.postgres) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.postgres) }
@@ -41,10 +45,12 @@ struct PostgresServerTests {
     @Test func eventStream() async throws { try await NotificationScenarios.eventStream(.postgres) }
     @Test func pushSubscriptionsAndSettings() async throws { try await PushScenarios.api(.postgres) }
     @Test func notificationWindow() async throws { try await PushScenarios.noSpam(.postgres) }
+    @Test func privateTargetRefusedAtSend() async throws { try await PushScenarios.refusedAtSend(.postgres) }
     @Test func replicasShareTheDatabase() async throws { try await ReplicaScenarios.sharedDatabase(.postgres) }
     @Test func health() async throws { try await OpsScenarios.health(.postgres) }
     @Test func metricsAndOpenAPI() async throws { try await OpsScenarios.metricsAndOpenAPI(.postgres) }
     @Test func backupWhilePosting() async throws { try await BackupScenarios.backupWhilePosting(.postgres) }
+    @Test func exportThenDeleteAccount() async throws { try await AccountDataScenarios.exportThenDelete(.postgres) }
     @Test func sightingEmails() async throws { try await MailScenarios.sightingEmails(.postgres) }
     @Test func smtpOutage() async throws { try await MailScenarios.smtpOutage(.postgres) }
     @Test func passwordReset() async throws { try await MailScenarios.passwordReset(.postgres) }

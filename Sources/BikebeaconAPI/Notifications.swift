@@ -1,7 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Something an owner is told about one bike: the value every channel (push, email) renders.
-/// Its JSON is the Web Push payload, so it stays small (≤ 3 KB, see `maxPayloadBytes`).
+/// Its JSON is the Web Push payload (`PushPayload` in openapi.yaml), so it stays small (≤ 3 KB, see `maxPayloadBytes`).
 public struct OwnerNotification: Codable, Sendable, Equatable {
     public enum Event: String, Codable, Sendable, CaseIterable {
         /// The missing bike came within range of a sentinel.
@@ -48,12 +52,12 @@ public struct OwnerNotification: Codable, Sendable, Equatable {
     /// The payload as pushed and queued, within `maxPayloadBytes`: names of many-scalar characters
     /// (emoji sequences) can pass the character limits and still be too long in bytes, so they are shortened.
     public func json() throws -> String {
-        var data = try JSONResponse.encoder.encode(self)
+        var data = try APIJSON.encoder().encode(self)
         if data.count > Self.maxPayloadBytes {
             var short = self
             short.bikeName = String(bikeName.prefix(20))
             short.place = place.map { String($0.prefix(20)) }
-            data = try JSONResponse.encoder.encode(short)
+            data = try APIJSON.encoder().encode(short)
         }
         return String(decoding: data, as: UTF8.self)
     }
@@ -68,13 +72,7 @@ public struct OwnerNotification: Codable, Sendable, Equatable {
     }
 }
 
-/// The ways an owner can be told; each has a `NotificationSender` and a per-owner switch.
-public enum NotificationChannel: String, Codable, Sendable, CaseIterable {
-    case push
-    case email
-}
-
-/// An owner's choice of channels (`GET/PUT /v1/account/notifications`); both on until changed.
+/// `GET/PUT /v1/account/notifications`: an owner's choice of channels; both on until changed.
 public struct NotificationSettings: Codable, Sendable, Equatable {
     public var push: Bool
     public var email: Bool
@@ -83,11 +81,77 @@ public struct NotificationSettings: Codable, Sendable, Equatable {
         self.push = push
         self.email = email
     }
+}
 
-    public func allows(_ channel: NotificationChannel) -> Bool {
-        switch channel {
-        case .push: push
-        case .email: email
+/// `PUT /v1/account/notifications`: fields left out keep their value.
+public struct NotificationSettingsChange: Codable, Sendable, Equatable {
+    public var push: Bool?
+    public var email: Bool?
+
+    public init(push: Bool? = nil, email: Bool? = nil) {
+        self.push = push
+        self.email = email
+    }
+}
+
+/// `GET /v1/push/key`: the VAPID public key for `pushManager.subscribe`'s `applicationServerKey`.
+public struct PushKey: Codable, Sendable, Equatable {
+    public var publicKey: String
+
+    public init(publicKey: String) {
+        self.publicKey = publicKey
+    }
+}
+
+/// `POST /v1/push/subscriptions`: the browser's `PushSubscription.toJSON()` (other fields ignored).
+public struct PushSubscriptionRequest: Codable, Sendable, Equatable {
+    public struct Keys: Codable, Sendable, Equatable {
+        /// base64url uncompressed P-256 public key of the browser.
+        public var p256dh: String
+        /// base64url 16-byte authentication secret.
+        public var auth: String
+
+        public init(p256dh: String, auth: String) {
+            self.p256dh = p256dh
+            self.auth = auth
         }
+    }
+
+    public var endpoint: String
+    public var keys: Keys
+
+    public init(endpoint: String, keys: Keys) {
+        self.endpoint = endpoint
+        self.keys = keys
+    }
+}
+
+/// The answer to `POST /v1/push/subscriptions`.
+public struct PushSubscriptionCreated: Codable, Sendable, Equatable {
+    public var id: String
+
+    public init(id: String) {
+        self.id = id
+    }
+}
+
+/// One of the owner's push subscriptions as `GET /v1/push/subscriptions` lists it.
+public struct PushSubscription: Codable, Sendable, Equatable {
+    public var id: String
+    public var endpoint: String
+    public var createdAt: String
+
+    public init(id: String, endpoint: String, createdAt: String) {
+        self.id = id
+        self.endpoint = endpoint
+        self.createdAt = createdAt
+    }
+}
+
+public struct PushSubscriptionList: Codable, Sendable, Equatable {
+    public var subscriptions: [PushSubscription]
+
+    public init(subscriptions: [PushSubscription]) {
+        self.subscriptions = subscriptions
     }
 }
