@@ -138,7 +138,7 @@ public enum RegionBench {
 
     /// The log-distance model applied to one reading, no smoothing.
     static func rawDistance(_ rssi: Double, measuredPower: Double, proximity: ProximityConfiguration) -> Double {
-        pow(10, (measuredPower - (rssi + proximity.rxOffset)) / (10 * proximity.pathLossExponent))
+        proximity.model(measuredPower: measuredPower).distance(rssi: rssi + proximity.rxOffset)
     }
 
     static func rawEstimate(_ sample: PhilotuxoTracks.Sample, measuredPower: Double, proximity: ProximityConfiguration) -> ProximityEstimate {
