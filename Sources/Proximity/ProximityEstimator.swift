@@ -27,7 +27,10 @@ public struct ProximityConfiguration: Sendable, Equatable {
     /// Expected zone changes per second: the zone filter's switching probability. Small, so
     /// a zone changes on lasting evidence, never on a moment's.
     public var zoneSwitchRate: Double
-    /// Readings closer together than this share their evidence, seconds.
+    /// Filtered values closer together than this share their evidence, seconds. A median
+    /// shares most of its readings with the medians of the last few seconds, so counting each
+    /// as fresh evidence would let one noisy stretch flip the zone; a quarter of the window
+    /// keeps a parked bike's zone while a walk still changes it within about half a minute.
     public var evidenceInterval: Double
     /// Share of observations taken as meaningless whatever they say.
     public var outlierShare: Double
@@ -49,9 +52,9 @@ public struct ProximityConfiguration: Sendable, Equatable {
         windowCapacity: Int = 256,
         shadowing: Double = 6,
         zoneSwitchRate: Double = 1.0 / 3600,
-        evidenceInterval: Double = 1,
+        evidenceInterval: Double = 5,
         outlierShare: Double = 0.05,
-        zoneDecisionProbability: Double = 0.5,
+        zoneDecisionProbability: Double = 0.9,
         defaultRSSISpread: Double = 6,
         minimumRSSISpread: Double = 1
     ) {

@@ -11,7 +11,7 @@ import Foundation
 ///   towards the neighbouring zones between observations.
 /// - Evidence is weighted by the time it covers (at most one `evidenceInterval` per observation),
 ///   so a beacon heard ten times a second does not count as ten times the evidence: successive
-///   readings share their multipath.
+///   medians share most of their readings.
 /// - The reported zone is the most probable one, changed only once it is `decisionProbability`
 ///   sure: on a boundary the posterior hovers near a half and the zone stays put.
 struct ZoneFilter: Sendable, Equatable {

@@ -7,13 +7,14 @@ import Testing
 /// whole dB, jittered intervals): a parked bike keeps its zone, a walk changes it once, and
 /// neither a first misleading reading nor an impossible value decides anything.
 struct ZoneModelTests {
-    /// A bike parked at 1.5 m, 3 m (the near/far boundary) or 0.5 m (the immediate/near
-    /// boundary), heard once or ten times a second for an hour: at most one zone change.
-    @Test(arguments: [1.5, Zone.nearLimit, Zone.immediateLimit], [1.0, 10.0])
+    /// A bike parked at 0.3 m, 1.5 m or 6 m, heard once or ten times a second for an hour with
+    /// 6 dB of noise and deep fades: at most one zone change. (Parked exactly on a boundary,
+    /// see `boundaryParkedBeaconDoesNotFlap`.)
+    @Test(arguments: [0.3, 1.5, 6], [1.0, 10.0])
     func aStaticStreamHoldsItsZone(distance: Double, rate: Double) {
         var signal = Signal(seed: 11)
         var estimator = ProximityEstimator()
-        // The level the estimator's own model expects there: exactly on its boundary for 0.5 m and 3 m.
+        // The level the estimator's own model expects there.
         let mean = estimator.configuration.model(measuredPower: signal.measuredPower).rssi(at: distance)
         var zones: [Zone] = []
         var time = 0.0
@@ -27,15 +28,16 @@ struct ZoneModelTests {
         #expect(!zones.contains(.unknown))
     }
 
-    /// Walking away at 0.5 m/s from 1 m to 10 m, heard once a second: near, then far, one
-    /// change, and it comes within 15 s of crossing 3 m.
+    /// Walking away at 0.5 m/s from 1 m to 10 m, heard once or five times a second: near, then
+    /// far, one change, within 45 s of crossing 3 m (the median's lag plus the evidence the
+    /// zone filter wants; a region's exit does not wait for it, see RegionMonitor).
     @Test(arguments: [1.0, 5.0])
     func aWalkAcrossTheBoundaryChangesZoneOnce(rate: Double) throws {
         var signal = Signal(seed: 12)
         var estimator = ProximityEstimator()
         var seen: [(time: Double, zone: Zone)] = []
         var time = 0.0
-        while time < 60 {
+        while time < 90 {
             let distance = time < 20 ? 1 : min(10, 1 + 0.5 * (time - 20))
             let rssi = signal.reading(mean: signal.rssi(at: distance), sigma: 4, fadeShare: 0.05)
             seen.append((time, estimator.update(time: time, rssi: rssi, measuredPower: signal.measuredPower).zone))
@@ -47,7 +49,7 @@ struct ZoneModelTests {
         #expect(changes(zones) == 1, "\(zones)")
         // 3 m is crossed at t = 24 s.
         let far = try #require(seen.first { $0.zone == .far })
-        #expect(far.time - 24 <= 15, "far at \(far.time) s")
+        #expect(far.time - 24 <= 45, "far at \(far.time) s")
     }
 
     /// Stale → unknown, with nothing carried over: after 30 s of silence the zone is unknown,
@@ -67,7 +69,7 @@ struct ZoneModelTests {
     }
 
     /// The philotuxo walk's weakness in the first version: a first reading that says "far"
-    /// for a beacon at 1.5 m. The zone follows the readings that come after it within seconds.
+    /// for a beacon at 1.5 m. The zone follows the readings that come after it within 20 s.
     @Test func aMisleadingFirstReadingDoesNotHoldTheZone() throws {
         var signal = Signal(seed: 14)
         var estimator = ProximityEstimator()
@@ -75,11 +77,11 @@ struct ZoneModelTests {
         #expect(first.zone == .far)
         var zone = first.zone
         var time = 0.5
-        while time <= 10, zone != .near {
+        while time <= 20, zone != .near {
             zone = estimator.update(time: time, rssi: signal.reading(mean: signal.rssi(at: 1.5), sigma: 3), measuredPower: signal.measuredPower).zone
             time += 0.5
         }
-        #expect(zone == .near, "still \(zone) after 10 s of readings at 1.5 m")
+        #expect(zone == .near, "still \(zone) after 20 s of readings at 1.5 m")
     }
 
     /// RSSI 0 or above, 127 and −127 are what controllers send for "no value": they neither
