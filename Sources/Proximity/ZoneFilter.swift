@@ -12,8 +12,9 @@ import Foundation
 /// - Evidence is weighted by the time it covers (at most one `evidenceInterval` per observation),
 ///   so a beacon heard ten times a second does not count as ten times the evidence: successive
 ///   medians share most of their readings.
-/// - The reported zone is the most probable one, changed only once it is `decisionProbability`
-///   sure: on a boundary the posterior hovers near a half and the zone stays put.
+/// - The first zone is the one the first level lies in; after that the reported zone changes
+///   only to a zone the posterior is `decisionProbability` sure of: on a boundary the posterior
+///   hovers near a half and the zone stays put.
 struct ZoneFilter: Sendable, Equatable {
     struct Settings: Sendable, Equatable {
         var switchRate: Double
@@ -67,7 +68,11 @@ struct ZoneFilter: Sendable, Equatable {
         posterior = next
         lastTime = time
         let best = next.indices.max { next[$0] < next[$1] } ?? 1
-        if zone == .unknown || next[best] >= settings.decisionProbability {
+        if zone == .unknown {
+            // The first zone is the one the level lies in, so it agrees with the distance shown;
+            // the posterior is still broad, and the next readings move it if it was wrong.
+            zone = level > immediateAbove ? .immediate : level < farBelow ? .far : .near
+        } else if next[best] >= settings.decisionProbability {
             zone = [Zone.immediate, .near, .far][best]
         }
         return zone
