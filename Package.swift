@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "bikebeacon", targets: ["bikebeacon"]),
         .executable(name: "bikebeacon-server", targets: ["bikebeacon-server"]),
+        .executable(name: "bikebeacon-bench", targets: ["bikebeacon-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -35,13 +36,22 @@ let package = Package(
         .target(name: "Tracking", dependencies: ["Beacon", "Proximity", "Regions", "Registry"]),
         .target(name: "Analysis", dependencies: ["Beacon", "Proximity", "Regions"]),
         .target(name: "Owners", dependencies: ["Beacon", "Proximity", "Durable"]),
+        // The HTTP API's wire types (requests, responses, events): one definition for the server, the sentinel and the CLI.
+        .target(name: "BikebeaconAPI", dependencies: ["Beacon", "Registry"]),
 
         // Edges: radios and capture files in, advertisements out.
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        // libdbus wrapped: connection, messages, a pure value codec.
+        .target(name: "DBus", dependencies: ["CDBus"]),
+        // btsnoop, pcap and pcapng read and write: files of H4 packets.
+        .target(name: "Captures", dependencies: ["Beacon"]),
+        // HCI event parsing and the raw HCI socket.
+        .target(name: "HCI", dependencies: ["Beacon", "CBlueZ"]),
+        // The Scanner interface and its backends: BlueZ over D-Bus, raw HCI, capture files.
         .target(
             name: "Scanning",
-            dependencies: ["Beacon", "CBlueZ", "CDBus", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Beacon", "DBus", "Captures", "HCI", .product(name: "Logging", package: "swift-log")]
         ),
 
         // Files replaced atomically and durably: the sentinel's state, the owner's config.
@@ -50,7 +60,7 @@ let package = Package(
         .target(
             name: "Sentinel",
             dependencies: [
-                "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Durable",
+                "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Durable", "BikebeaconAPI",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -61,14 +71,26 @@ let package = Package(
             ]
         ),
 
-        // Benchmarks and the anchor methods they compare against.
-        .target(name: "Benchmarks", dependencies: ["Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning"]),
+        // Benchmarks and the anchor methods they compare against (never linked into a shipped binary).
+        .target(
+            name: "Benchmarks",
+            dependencies: ["Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Captures", "HCI", "Server",
+                           .product(name: "SQLKit", package: "sql-kit")]
+        ),
+        .executableTarget(
+            name: "bikebeacon-bench",
+            dependencies: [
+                "Beacon", "Proximity", "Registry", "Scanning", "Captures", "Benchmarks", "Sentinel", "Server",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
 
         .executableTarget(
             name: "bikebeacon",
             dependencies: [
-                "Beacon", "Proximity", "Regions", "Registry", "Scanning", "Tracking", "Benchmarks", "Analysis", "Sentinel",
-                "Owners",
+                "Beacon", "Proximity", "Regions", "Registry", "Scanning", "Captures", "HCI", "Tracking", "Analysis", "Sentinel",
+                "Owners", "BikebeaconAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -79,10 +101,11 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Beacon", "Registry",
+                "Beacon", "Registry", "Durable", "BikebeaconAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
@@ -109,27 +132,31 @@ let package = Package(
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Beacon", "Proximity", "Regions", "Registry"]),
         .testTarget(name: "RegistryTests", dependencies: ["Registry", "Beacon", "Benchmarks"]),
         .testTarget(name: "RegionsTests", dependencies: ["Regions", "Analysis", "Benchmarks", "TestSupport", "bikebeacon"]),
-        .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Beacon", "Benchmarks", "TestSupport", "bikebeacon"]),
+        .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Captures", "HCI", "Beacon", "Benchmarks", "TestSupport", "bikebeacon"]),
         .testTarget(name: "OwnersTests", dependencies: ["Owners", "Beacon", "Proximity", "TestSupport", "bikebeacon", "bikebeacon-server"]),
         .testTarget(
             name: "DBusScannerTests",
-            dependencies: ["Beacon", "Scanning", "TestSupport", "bikebeacon", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Beacon", "DBus", "Scanning", "TestSupport", "bikebeacon", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "ProximityTests", dependencies: ["Proximity", "Benchmarks", "TestSupport", "bikebeacon"]),
+        .testTarget(name: "ProximityTests", dependencies: ["Proximity", "Benchmarks", "TestSupport", "bikebeacon-bench"]),
         .executableTarget(name: "outbox-writer", dependencies: ["Sentinel", "Beacon"], path: "Tests/OutboxWriter"),
         .testTarget(
             name: "SentinelTests",
             dependencies: [
-                "Sentinel", "Durable", "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "TestSupport",
+                "Sentinel", "Durable", "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "TestSupport", "BikebeaconAPI",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .testTarget(
+            name: "BikebeaconAPITests",
+            dependencies: ["BikebeaconAPI", "Beacon", "Registry", "TestSupport", .product(name: "Yams", package: "Yams")]
+        ),
+        .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Beacon", "TestSupport", "bikebeacon-server",
+                "Server", "Beacon", "BikebeaconAPI", "TestSupport", "bikebeacon-server",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

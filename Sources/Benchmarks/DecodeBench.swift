@@ -1,4 +1,5 @@
 import Beacon
+import Captures
 import Scanning
 
 /// Capture replay throughput: a large btsnoop built from a real capture's iBeacon events,

@@ -1,4 +1,5 @@
 import Beacon
+import HCI
 
 /// Turns H4 packets into iBeacon `Advertisement`s and keeps the totals. Pure: the packet's
 /// time is an input (capture timestamp or the moment the socket delivered it).

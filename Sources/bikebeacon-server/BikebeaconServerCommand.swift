@@ -8,7 +8,7 @@ struct BikebeaconServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bikebeacon-server",
         abstract: "The bikebeacon server: owners, bikes, the missing list and sightings over HTTP.",
-        subcommands: [Serve.self, Sentinels.self, Bench.self])
+        subcommands: [Serve.self, Sentinels.self, Backup.self, Restore.self])
 }
 
 /// `--database URL`, shared by every subcommand.
@@ -76,7 +76,7 @@ struct Serve: AsyncParsableCommand {
 
 struct Sentinels: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Enrol, list and revoke sentinels.", subcommands: [Add.self, List.self, Revoke.self])
+        abstract: "Enrol, list, rotate and revoke sentinels.", subcommands: [Add.self, List.self, Rotate.self, Revoke.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Enrol a sentinel; prints its token as the last line.")
@@ -116,30 +116,6 @@ struct Sentinels: AsyncParsableCommand {
         func run() async throws {
             try await database.with { try await SentinelStore(database: $0).revoke(name: name, now: ServerOptions.wallClock()) }
             print("revoked sentinel '\(name)'")
-        }
-    }
-}
-
-struct Bench: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Benchmark helpers (scripts/bench-server drives the HTTP side with wrk).",
-        subcommands: [RawInsert.self])
-
-    struct RawInsert: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "raw-insert",
-            abstract: "The database's own insert rate for sighting rows, in transactions of one batch: the ingest baseline.")
-        @Option var rows = 50_000
-        @Option var batch = 50
-        @OptionGroup var database: DatabaseOption
-
-        func validate() throws {
-            guard rows > 0, (1...1000).contains(batch) else { throw ValidationError("--rows must be positive and --batch 1…1000") }
-        }
-
-        func run() async throws {
-            let result = try await database.with { try await RawInsertBenchmark.run(on: $0, rows: rows, batch: batch) }
-            print("raw-insert rows=\(result.rows) seconds=\(String(format: "%.3f", result.seconds)) rows_per_second=\(Int(result.rowsPerSecond))")
         }
     }
 }

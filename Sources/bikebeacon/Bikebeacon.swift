@@ -17,7 +17,6 @@ struct Bikebeacon: AsyncParsableCommand {
             RangeCommand.self,
             BikesCommand.self,
             LoginCommand.self,
-            BenchCommand.self,
         ]
     )
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Beacon
+import Captures
 import Scanning
 #if canImport(Glibc)
 import Glibc

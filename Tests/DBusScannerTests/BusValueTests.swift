@@ -1,3 +1,4 @@
+import DBus
 @testable import Scanning
 import Testing
 

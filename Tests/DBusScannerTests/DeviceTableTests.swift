@@ -1,4 +1,5 @@
 import Beacon
+import DBus
 @testable import Scanning
 import Testing
 

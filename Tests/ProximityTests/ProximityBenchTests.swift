@@ -85,11 +85,11 @@ struct ProximityBenchTests {
 
     /// The bench command runs on a data folder and fails with a clear message without one.
     @Test func benchCommandReportsAllMethodsOrAClearError() throws {
-        let good = try run("bikebeacon", ["bench", "proximity", "--data", Self.fixtures])
+        let good = try run("bikebeacon-bench", ["proximity", "--data", Self.fixtures])
         #expect(good.status == 0, "\(good.stderr)")
         for method in ProximityMethod.allCases { #expect(good.stdout.contains(method.rawValue)) }
         #expect(good.stdout.contains("leave one dataset out"))
-        let missing = try run("bikebeacon", ["bench", "proximity", "--data", "/nonexistent/rssi"])
+        let missing = try run("bikebeacon-bench", ["proximity", "--data", "/nonexistent/rssi"])
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("no RSSI data at /nonexistent/rssi/herald"))
     }

@@ -1,4 +1,5 @@
 import Beacon
+import Captures
 import Foundation
 import Scanning
 import TestSupport

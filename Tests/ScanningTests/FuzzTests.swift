@@ -1,5 +1,6 @@
 import Beacon
 import Benchmarks
+import Captures
 import Scanning
 import Testing
 

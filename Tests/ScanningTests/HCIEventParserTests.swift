@@ -1,4 +1,5 @@
 import Beacon
+import HCI
 import Scanning
 import Testing
 

@@ -1,5 +1,7 @@
 import Beacon
+import Captures
 import Foundation
+import HCI
 @testable import Scanning
 import Synchronization
 import Testing

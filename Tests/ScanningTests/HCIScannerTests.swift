@@ -1,4 +1,5 @@
 import Foundation
+import HCI
 import Scanning
 import Testing
 import TestSupport

@@ -1,3 +1,4 @@
+import Captures
 import Foundation
 import Scanning
 import Testing

@@ -1,3 +1,5 @@
+import DBus
+
 /// BlueZ's D-Bus names (see bluez/doc/org.bluez.Adapter.rst and org.bluez.Device.rst).
 enum BlueZ {
     static let service = "org.bluez"

@@ -1,4 +1,5 @@
 import Beacon
+import DBus
 import Foundation
 import Logging
 import Synchronization

@@ -1,4 +1,5 @@
 import Beacon
+import DBus
 
 /// What a device update amounts to.
 enum DeviceReport: Equatable, Sendable {

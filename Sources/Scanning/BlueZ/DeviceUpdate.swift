@@ -1,4 +1,5 @@
 import Beacon
+import DBus
 
 /// What one `org.bluez.Device1` property set (InterfacesAdded, PropertiesChanged or
 /// GetManagedObjects) says about the advertisement BlueZ just heard.

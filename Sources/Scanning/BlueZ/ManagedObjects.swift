@@ -1,3 +1,5 @@
+import DBus
+
 /// BlueZ's object tree from `ObjectManager.GetManagedObjects`: path → interface → properties.
 struct ManagedObjects: Sendable {
     var objects: [String: [String: [String: BusValue]]]

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import Captures
 import Glibc
 #endif
 import ArgumentParser

@@ -2,7 +2,7 @@ import CDBus
 
 /// One libdbus message, owned (unreferenced on deinit). Not thread-safe: it stays on the thread
 /// that runs its connection.
-final class BusMessage {
+public final class BusMessage {
     let raw: OpaquePointer
 
     /// Takes over one reference the caller owns.
@@ -16,29 +16,29 @@ final class BusMessage {
 
     /// A method call; fails only when libdbus rejects the names (they are compile-time constants here)
     /// or cannot allocate.
-    static func methodCall(destination: String, path: String, interface: String, member: String) throws(BusError) -> BusMessage {
+    public static func methodCall(destination: String, path: String, interface: String, member: String) throws(BusError) -> BusMessage {
         guard let raw = dbus_message_new_method_call(destination, path, interface, member) else {
             throw .outOfMemory
         }
         return BusMessage(owning: raw)
     }
 
-    var isSignal: Bool { dbus_message_get_type(raw) == DBUS_MESSAGE_TYPE_SIGNAL }
-    var isError: Bool { dbus_message_get_type(raw) == DBUS_MESSAGE_TYPE_ERROR }
+    public var isSignal: Bool { dbus_message_get_type(raw) == DBUS_MESSAGE_TYPE_SIGNAL }
+    public var isError: Bool { dbus_message_get_type(raw) == DBUS_MESSAGE_TYPE_ERROR }
 
-    var sender: String? { dbus_message_get_sender(raw).map { String(cString: $0) } }
-    var path: String? { dbus_message_get_path(raw).map { String(cString: $0) } }
-    var interface: String? { dbus_message_get_interface(raw).map { String(cString: $0) } }
-    var member: String? { dbus_message_get_member(raw).map { String(cString: $0) } }
-    var errorName: String? { dbus_message_get_error_name(raw).map { String(cString: $0) } }
+    public var sender: String? { dbus_message_get_sender(raw).map { String(cString: $0) } }
+    public var path: String? { dbus_message_get_path(raw).map { String(cString: $0) } }
+    public var interface: String? { dbus_message_get_interface(raw).map { String(cString: $0) } }
+    public var member: String? { dbus_message_get_member(raw).map { String(cString: $0) } }
+    public var errorName: String? { dbus_message_get_error_name(raw).map { String(cString: $0) } }
 
     /// Whether this is the given signal.
-    func isSignal(interface: String, member: String) -> Bool {
+    public func isSignal(interface: String, member: String) -> Bool {
         dbus_message_is_signal(raw, interface, member) != 0
     }
 
     /// The body, decoded into value trees.
-    func arguments() throws(BusError) -> [BusValue] {
+    public func arguments() throws(BusError) -> [BusValue] {
         var iter = DBusMessageIter()
         guard dbus_message_iter_init(raw, &iter) != 0 else { return [] }
         var values = [BusValue]()
@@ -50,7 +50,7 @@ final class BusMessage {
     }
 
     /// Appends arguments to the body.
-    func append(_ values: [BusValue]) throws(BusError) {
+    public func append(_ values: [BusValue]) throws(BusError) {
         var iter = DBusMessageIter()
         dbus_message_iter_init_append(raw, &iter)
         for value in values {
@@ -59,7 +59,7 @@ final class BusMessage {
     }
 
     /// The error an error reply carries.
-    func asError() -> BusError {
+    public func asError() -> BusError {
         let text = (try? arguments().first?.string()) ?? ""
         return .remote(name: errorName ?? "org.freedesktop.DBus.Error.Failed", message: text)
     }

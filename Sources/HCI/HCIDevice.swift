@@ -5,7 +5,7 @@ import Glibc
 
 /// What the scan loop needs from a controller. Blocking calls: implementations live on the
 /// scanner's dedicated thread, never on Swift's cooperative pool.
-protocol HCIController: AnyObject {
+public protocol HCIController: AnyObject {
     func setScanParameters(active: Bool) throws(HCIError)
     func setScanEnable(_ enable: Bool) throws(HCIError)
     func filterLEMetaEvents() throws(HCIError)
@@ -13,21 +13,21 @@ protocol HCIController: AnyObject {
 }
 
 /// An open raw HCI socket on one adapter, through libbluetooth.
-final class HCIDevice: HCIController {
-    let adapter: String
+public final class HCIDevice: HCIController {
+    public let adapter: String
     private let descriptor: Int32
     private var savedFilter: hci_filter?
-    static let commandTimeoutMilliseconds: Int32 = 1000
+    public static let commandTimeoutMilliseconds: Int32 = 1000
 
     /// `hci0` → 0. Only the kernel's names are accepted, so a typo is reported as such.
-    static func index(adapter: String) -> Int32? {
+    public static func index(adapter: String) -> Int32? {
         guard adapter.hasPrefix("hci") else { return nil }
         let digits = adapter.dropFirst(3)
         guard !digits.isEmpty, digits.count <= 4, digits.allSatisfy({ ("0"..."9").contains($0) }), let index = Int32(digits) else { return nil }
         return index
     }
 
-    init(adapter: String) throws(HCIError) {
+    public init(adapter: String) throws(HCIError) {
         guard let index = Self.index(adapter: adapter) else { throw .invalidAdapterName(adapter) }
         self.adapter = adapter
         // hci_devid checks the adapter exists and is up (errno ENODEV / ENETDOWN / EAFNOSUPPORT).
@@ -45,7 +45,7 @@ final class HCIDevice: HCIController {
     }
 
     /// LE Set Scan Parameters: interval = window, so the radio listens all the time.
-    func setScanParameters(active: Bool) throws(HCIError) {
+    public func setScanParameters(active: Bool) throws(HCIError) {
         let interval: UInt16 = 0x0010 // 10 ms, as hcitool lescan uses
         let params: [UInt8] = [
             active ? 0x01 : 0x00,
@@ -58,12 +58,12 @@ final class HCIDevice: HCIController {
     }
 
     /// LE Set Scan Enable with duplicate filtering off, so every advertisement reaches us.
-    func setScanEnable(_ enable: Bool) throws(HCIError) {
+    public func setScanEnable(_ enable: Bool) throws(HCIError) {
         try leCommand(UInt16(OCF_LE_SET_SCAN_ENABLE), [enable ? 0x01 : 0x00, 0x00], name: enable ? "LE Set Scan Enable" : "LE Set Scan Disable")
     }
 
     /// Lets only LE Meta events through the socket, remembering the old filter to restore on close.
-    func filterLEMetaEvents() throws(HCIError) {
+    public func filterLEMetaEvents() throws(HCIError) {
         var old = hci_filter()
         var length = socklen_t(MemoryLayout<hci_filter>.size)
         guard getsockopt(descriptor, SOL_HCI, HCI_FILTER, &old, &length) == 0 else {
@@ -79,7 +79,7 @@ final class HCIDevice: HCIController {
         savedFilter = old
     }
 
-    func readPacket(timeoutMilliseconds: Int32, into buffer: inout [UInt8]) throws(HCIError) -> ArraySlice<UInt8>? {
+    public func readPacket(timeoutMilliseconds: Int32, into buffer: inout [UInt8]) throws(HCIError) -> ArraySlice<UInt8>? {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         let ready = poll(&poller, 1, timeoutMilliseconds)
         if ready < 0 {

@@ -27,8 +27,8 @@ public enum BusError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    static let noReply = "org.freedesktop.DBus.Error.NoReply"
-    static let serviceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown"
-    static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
-    static let accessDenied = "org.freedesktop.DBus.Error.AccessDenied"
+    public static let noReply = "org.freedesktop.DBus.Error.NoReply"
+    public static let serviceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown"
+    public static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
+    public static let accessDenied = "org.freedesktop.DBus.Error.AccessDenied"
 }

@@ -2,7 +2,7 @@ import CDBus
 
 /// A private libdbus connection. Every call blocks the calling thread (bounded by a timeout), so a
 /// connection lives on one dedicated thread and never on Swift's cooperative pool.
-final class BusConnection {
+public final class BusConnection {
     private let raw: OpaquePointer
 
     private init(raw: OpaquePointer) {
@@ -18,7 +18,7 @@ final class BusConnection {
 
     /// Connects to the bus at `address`, or to the system bus when nil (libdbus honours
     /// `DBUS_SYSTEM_BUS_ADDRESS`, else uses the standard socket).
-    static func open(address: String?) throws(BusError) -> BusConnection {
+    public static func open(address: String?) throws(BusError) -> BusConnection {
         _ = dbus_threads_init_default()
         var error = CDBus.DBusError()
         dbus_error_init(&error)
@@ -33,10 +33,10 @@ final class BusConnection {
         return connection
     }
 
-    var isConnected: Bool { dbus_connection_get_is_connected(raw) != 0 }
+    public var isConnected: Bool { dbus_connection_get_is_connected(raw) != 0 }
 
     /// Calls a method and waits for its reply; an error reply is thrown with its D-Bus error name.
-    func call(
+    public func call(
         _ destination: String, _ path: String, _ interface: String, _ member: String,
         _ arguments: [BusValue] = [], timeoutMilliseconds: Int32
     ) throws(BusError) -> [BusValue] {
@@ -52,7 +52,7 @@ final class BusConnection {
     }
 
     /// Sends a method call without waiting for (or wanting) a reply.
-    func send(
+    public func send(
         _ destination: String, _ path: String, _ interface: String, _ member: String, _ arguments: [BusValue] = []
     ) throws(BusError) {
         let message = try BusMessage.methodCall(destination: destination, path: path, interface: interface, member: member)
@@ -62,7 +62,7 @@ final class BusConnection {
     }
 
     /// Subscribes to signals matching a match rule (waits for the bus to confirm).
-    func addMatch(_ rule: String) throws(BusError) {
+    public func addMatch(_ rule: String) throws(BusError) {
         var error = CDBus.DBusError()
         dbus_error_init(&error)
         defer { dbus_error_free(&error) }
@@ -71,17 +71,17 @@ final class BusConnection {
     }
 
     /// Moves bytes in and out for at most `timeoutMilliseconds`; false once the connection is closed.
-    func readWrite(timeoutMilliseconds: Int32) -> Bool {
+    public func readWrite(timeoutMilliseconds: Int32) -> Bool {
         dbus_connection_read_write(raw, timeoutMilliseconds) != 0
     }
 
     /// The next received message, in arrival order (including signals queued during blocking calls).
-    func popMessage() -> BusMessage? {
+    public func popMessage() -> BusMessage? {
         dbus_connection_pop_message(raw).map { BusMessage(owning: $0) }
     }
 
     /// Writes out anything queued (best effort, e.g. before closing).
-    func flush() {
+    public func flush() {
         dbus_connection_flush(raw)
     }
 

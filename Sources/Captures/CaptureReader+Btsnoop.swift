@@ -35,8 +35,9 @@ extension CaptureReader {
         if linkType == Self.btsnoopH4 {
             return CapturePacket(time: time, h4: body, offset: start)
         }
-        // Un-encapsulated HCI: flag bit 1 = command/event (bit 0 = received), else ACL data.
-        let type: UInt8 = flags & 0b10 == 0 ? 0x02 : (flags & 0b01 == 0 ? 0x01 : HCIEventParser.eventPacket)
+        // Un-encapsulated HCI: flag bit 1 = command/event (bit 0 = received), else ACL data; H4 indicators
+        // 0x01 command, 0x02 ACL, 0x04 event.
+        let type: UInt8 = flags & 0b10 == 0 ? 0x02 : (flags & 0b01 == 0 ? 0x01 : 0x04)
         return CapturePacket(time: time, h4: ArraySlice([type] + body), offset: start)
     }
 }

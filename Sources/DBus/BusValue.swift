@@ -4,7 +4,7 @@
 /// interprets BlueZ's replies and signals is pure and never touches libdbus iterators. Arrays and
 /// dictionaries keep their full type signature so an empty container still tells its type
 /// (python-dbusmock's `AddDevice` sends an empty `aa{qv}` where BlueZ sends `a{qv}`).
-indirect enum BusValue: Sendable, Equatable {
+public indirect enum BusValue: Sendable, Equatable {
     case byte(UInt8)
     case boolean(Bool)
     case int16(Int16)
@@ -25,7 +25,7 @@ indirect enum BusValue: Sendable, Equatable {
     case variant(BusValue)
 
     /// The D-Bus type signature of this value.
-    var signature: String {
+    public var signature: String {
         switch self {
         case .byte: "y"
         case .boolean: "b"
@@ -47,51 +47,56 @@ indirect enum BusValue: Sendable, Equatable {
     }
 
     /// A string-keyed dictionary of variants (`a{sv}`), the shape of D-Bus property sets.
-    static func properties(_ entries: [(String, BusValue)]) -> BusValue {
+    public static func properties(_ entries: [(String, BusValue)]) -> BusValue {
         .dictionary(signature: "a{sv}", entries.map { BusDictEntry(key: .string($0.0), value: .variant($0.1)) })
     }
 }
 
-struct BusDictEntry: Sendable, Equatable {
-    var key: BusValue
-    var value: BusValue
+public struct BusDictEntry: Sendable, Equatable {
+    public var key: BusValue
+    public var value: BusValue
+
+    public init(key: BusValue, value: BusValue) {
+        self.key = key
+        self.value = value
+    }
 }
 
 /// Typed accessors: a value of another type is a `BusError.typeMismatch`, never a crash.
 extension BusValue {
-    func string() throws(BusError) -> String {
+    public func string() throws(BusError) -> String {
         guard case let .string(s) = self else { throw mismatch("s") }
         return s
     }
 
-    func objectPath() throws(BusError) -> String {
+    public func objectPath() throws(BusError) -> String {
         guard case let .objectPath(p) = self else { throw mismatch("o") }
         return p
     }
 
-    func boolean() throws(BusError) -> Bool {
+    public func boolean() throws(BusError) -> Bool {
         guard case let .boolean(b) = self else { throw mismatch("b") }
         return b
     }
 
-    func int16() throws(BusError) -> Int16 {
+    public func int16() throws(BusError) -> Int16 {
         guard case let .int16(n) = self else { throw mismatch("n") }
         return n
     }
 
-    func uint16() throws(BusError) -> UInt16 {
+    public func uint16() throws(BusError) -> UInt16 {
         guard case let .uint16(q) = self else { throw mismatch("q") }
         return q
     }
 
     /// The contents of a variant.
-    func variant() throws(BusError) -> BusValue {
+    public func variant() throws(BusError) -> BusValue {
         guard case let .variant(inner) = self else { throw mismatch("v") }
         return inner
     }
 
     /// The bytes of an `ay`.
-    func bytes() throws(BusError) -> [UInt8] {
+    public func bytes() throws(BusError) -> [UInt8] {
         guard case let .array("ay", elements) = self else { throw mismatch("ay") }
         var out = [UInt8]()
         out.reserveCapacity(elements.count)
@@ -103,19 +108,19 @@ extension BusValue {
     }
 
     /// The elements of an array, checked against the expected full signature (e.g. `as`).
-    func array(_ expected: String) throws(BusError) -> [BusValue] {
+    public func array(_ expected: String) throws(BusError) -> [BusValue] {
         guard case let .array(signature, elements) = self, signature == expected else { throw mismatch(expected) }
         return elements
     }
 
     /// The entries of a dictionary, checked against the expected full signature (e.g. `a{qv}`).
-    func dictionary(_ expected: String) throws(BusError) -> [BusDictEntry] {
+    public func dictionary(_ expected: String) throws(BusError) -> [BusDictEntry] {
         guard case let .dictionary(signature, entries) = self, signature == expected else { throw mismatch(expected) }
         return entries
     }
 
     /// An `a{sv}` as a Swift dictionary with the variants unwrapped; the last duplicate key wins.
-    func propertyMap() throws(BusError) -> [String: BusValue] {
+    public func propertyMap() throws(BusError) -> [String: BusValue] {
         var map = [String: BusValue]()
         for entry in try dictionary("a{sv}") {
             map[try entry.key.string()] = try entry.value.variant()

@@ -1,8 +1,10 @@
 import ArgumentParser
 
-struct BenchCommand: AsyncParsableCommand {
+/// The benchmarks, in their own executable so neither shipped binary links them.
+@main
+struct BikebeaconBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench",
+        commandName: "bikebeacon-bench",
         abstract: "Benchmarks. Figures are ratios against a baseline measured in the same run.",
         subcommands: [
             RegistryBenchCommand.self,
@@ -11,6 +13,7 @@ struct BenchCommand: AsyncParsableCommand {
             SentinelBenchCommand.self,
             DecodeBenchCommand.self,
             ProximityBenchCommand.self,
+            RawInsertBenchCommand.self,
         ]
     )
 }
