@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
     ],
     targets: [
         // Pure core: no I/O, time is an input.
@@ -54,13 +55,24 @@ let package = Package(
             dependencies: ["Beacon", "DBus", "Captures", "HCI", .product(name: "Logging", package: "swift-log")]
         ),
 
+        // A small MQTT 3.1.1 publishing client (no MQTT package is among the usable ones).
+        .target(
+            name: "MQTT",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+
         // Files replaced atomically and durably: the sentinel's state, the owner's config.
         .target(name: "Durable"),
         // The daemon's durable edges: missing-list sync and cache, outbox, reporter.
         .target(
             name: "Sentinel",
             dependencies: [
-                "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Durable", "BikebeaconAPI",
+                "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Durable", "BikebeaconAPI", "MQTT",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -97,11 +109,23 @@ let package = Package(
             ]
         ),
 
+        // Email: an SMTP client on SwiftNIO (no SMTP package is available) and MIME rendering.
+        .target(
+            name: "Mail",
+            dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+
         // The HTTP server: accounts, bikes, missing list, sightings, notifications.
         .target(
             name: "Server",
             dependencies: [
-                "Beacon", "Registry", "Durable", "BikebeaconAPI",
+                "Beacon", "Registry", "Durable", "BikebeaconAPI", "Mail",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -121,7 +145,8 @@ let package = Package(
         .executableTarget(
             name: "bikebeacon-server",
             dependencies: [
-                "Server",
+                "Server", "Mail",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -129,6 +154,15 @@ let package = Package(
 
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport", "bikebeacon"]),
+        .testTarget(
+            name: "MQTTTests",
+            dependencies: [
+                "MQTT", "Benchmarks", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Beacon", "Proximity", "Regions", "Registry"]),
         .testTarget(name: "RegistryTests", dependencies: ["Registry", "Beacon", "Benchmarks"]),
         .testTarget(name: "RegionsTests", dependencies: ["Regions", "Analysis", "Benchmarks", "TestSupport", "bikebeacon"]),
@@ -149,6 +183,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        .testTarget(name: "MailTests", dependencies: ["Mail", "TestSupport", .product(name: "NIOSSL", package: "swift-nio-ssl")]),
         .testTarget(
             name: "BikebeaconAPITests",
             dependencies: ["BikebeaconAPI", "Beacon", "Registry", "TestSupport", .product(name: "Yams", package: "Yams")]
@@ -157,6 +192,7 @@ let package = Package(
             name: "ServerTests",
             dependencies: [
                 "Server", "Beacon", "BikebeaconAPI", "TestSupport", "bikebeacon-server",
+                "Mail", .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
