@@ -625,6 +625,11 @@ async def app_checks(page, browser, base, artifacts, checks):
                                                        "document.querySelectorAll('#sightings tbody tr').length === 2"),
                   "clicking the notification opens the dashboard on that bike")
     checks.expect(await page.js("location.search") == f"?bike={bike_id}", "the bike's view has its own address (?bike=)")
+    await page.js("window.__beforeReload = true")
+    await page.send("Page.navigate", url=f"{base}/?from=email#bike={bike_id}")
+    checks.expect(await page.wait_for("!window.__beforeReload && document.getElementById('sightings-bike').textContent === 'Red commuter' && "
+                                      "document.querySelectorAll('#sightings tbody tr').length === 2"),
+                  "an email's link (/#bike=ID) opens the dashboard on that bike")
     await page.wait_for("document.querySelectorAll('#tiled-map img.leaflet-tile-loaded').length > 0")
 
     offline = {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}

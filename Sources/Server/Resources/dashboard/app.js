@@ -625,7 +625,8 @@ async function showApp() {
   loadNotificationSettings();
   loadSessions();
   if (!state.events) followEvents();
-  const wanted = new URLSearchParams(location.search).get("bike");
+  // `/?bike=ID` (notifications, this page) or `/#bike=ID` (the links in notification emails).
+  const wanted = new URLSearchParams(location.search).get("bike") || new URLSearchParams(location.hash.slice(1)).get("bike");
   if (wanted) await showBike(wanted);
 }
 
