@@ -3,8 +3,10 @@ import Hummingbird
 import HummingbirdBcrypt
 import Logging
 import NIOPosix
+import ServiceLifecycle
 
-/// Assembles the HTTP application: routes, middleware, and the webhook worker.
+/// Assembles the HTTP application: routes, middleware, the webhook worker and, on PostgreSQL,
+/// the listener that hears other replicas' events.
 public enum BikebeaconServer {
     /// Opens the database and brings its schema up to date (every start; a no-op when current).
     public static func openDatabase(_ url: DatabaseURL, logger: Logger, now: Int64) async throws -> Database {
@@ -25,7 +27,7 @@ public enum BikebeaconServer {
         let cost = options.bcryptCost
         let dummy = try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(Tokens.make(prefix: ""), cost: cost) }
         let state = ServerState(
-            database: database, options: options, metrics: metrics, broker: EventBroker(),
+            database: database, options: options, metrics: metrics,
             sentinelLimiter: RateLimiter(limit: options.sentinelRateLimit), logger: logger, dummyPasswordHash: dummy)
         let router = Router(context: AppContext.self)
         router.add(middleware: MetricsMiddleware(metrics: metrics))
@@ -37,12 +39,16 @@ public enum BikebeaconServer {
         SentinelRoutes.add(to: callers, state: state)
         EventRoutes.add(to: callers, state: state)
         DashboardRoutes.add(to: router)
-        let worker = WebhookWorker(database: database, broker: state.broker, backoff: options.webhookBackoff,
+        let worker = WebhookWorker(database: database, backoff: options.webhookBackoff,
                                    httpClient: httpClient, logger: logger, now: options.now)
+        var services: [any Service] = [worker]
+        if case let .postgres(url) = database.url {
+            services.append(PostgresEventListener(url: url, events: database.events, logger: logger))
+        }
         return Application(
             router: router,
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "bikebeacon"),
-            services: [worker],
+            services: services,
             logger: logger)
     }
 }
