@@ -151,10 +151,10 @@ final class EventStream: Sendable {
         seen = Counter()
     }
 
-    static func open(_ baseURL: String, token: String) async throws -> EventStream {
+    static func open(_ baseURL: String, token: String, client: HTTPClient) async throws -> EventStream {
         var request = HTTPClientRequest(url: baseURL + "/v1/events")
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        let response = try await HTTPClient.shared.execute(request, deadline: .distantFuture)
+        let response = try await client.execute(request, deadline: .distantFuture)
         guard response.status == .ok else { throw BenchError("GET /v1/events answered \(response.status.code)") }
         let arrivals = EventSignal()
         let reader = Task {
