@@ -28,7 +28,7 @@ public enum BikebeaconServer {
         let dummy = try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(Tokens.make(prefix: ""), cost: cost) }
         let state = ServerState(
             database: database, options: options, metrics: metrics,
-            sentinelLimiter: RateLimiter(limit: options.sentinelRateLimit), logger: logger, dummyPasswordHash: dummy)
+            sentinelLimiter: RateLimiter(database: database, limit: options.sentinelRateLimit), logger: logger, dummyPasswordHash: dummy)
         let router = Router(context: AppContext.self)
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware())

@@ -85,6 +85,8 @@ enum Migrations {
             """,
             "CREATE INDEX deliveries_due ON deliveries (next_attempt_ms)",
         ]),
+        // Sentinel rate limits shared by every replica (#13). Version 40: parallel branches add 13, 20, 30.
+        common(40, ["CREATE TABLE rate_buckets (key TEXT PRIMARY KEY, tokens DOUBLE PRECISION NOT NULL, last_ms BIGINT NOT NULL)"]),
     ]
 
     /// Brings the schema up to date. Safe with several servers starting at once on one PostgreSQL:

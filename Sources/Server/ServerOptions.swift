@@ -12,7 +12,7 @@ public struct ServerOptions: Sendable {
     /// bcrypt work factor; 12 in production, lower only in tests.
     public var bcryptCost: UInt8
     public var loginThrottle: LoginThrottle
-    /// Requests per sentinel to `POST /v1/sightings`, per server process.
+    /// Requests per sentinel to `POST /v1/sightings`, shared by every server on the database.
     public var sentinelRateLimit: RateLimit
     /// Missing-list versions of change log kept for deltas; older `since` values get the full list.
     public var deltaRetention: Int64

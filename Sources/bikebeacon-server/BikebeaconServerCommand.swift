@@ -8,7 +8,7 @@ struct BikebeaconServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bikebeacon-server",
         abstract: "The bikebeacon server: owners, bikes, the missing list and sightings over HTTP.",
-        subcommands: [Serve.self, Sentinels.self])
+        subcommands: [Serve.self, Sentinels.self, Backup.self, Restore.self])
 }
 
 /// `--database URL`, shared by every subcommand.
@@ -49,7 +49,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on.") var port = 8080
     @OptionGroup var database: DatabaseOption
-    @Option(help: "Sighting batches per second each sentinel may send (per server process).") var sentinelRate: Double = 10
+    @Option(help: "Sighting batches per second each sentinel may send (shared by every server on the database).") var sentinelRate: Double = 10
     @Option(help: "bcrypt cost for new passwords (4…31).") var bcryptCost: UInt8 = 12
 
     func validate() throws {
@@ -76,7 +76,7 @@ struct Serve: AsyncParsableCommand {
 
 struct Sentinels: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Enrol, list and revoke sentinels.", subcommands: [Add.self, List.self, Revoke.self])
+        abstract: "Enrol, list, rotate and revoke sentinels.", subcommands: [Add.self, List.self, Rotate.self, Revoke.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Enrol a sentinel; prints its token as the last line.")
