@@ -6,13 +6,15 @@ import NIOHTTP1
 import SQLKit
 import ServiceLifecycle
 
-/// Delivers queued webhook events: POSTs the JSON with its signature, and on failure schedules
+/// Delivers queued webhook events (and, through `NotificationQueue`, the other notification
+/// channels): POSTs the JSON with its signature, and on failure schedules
 /// the next attempt with backoff. The queue lives in the database, so a restart loses nothing.
 /// Delivery is at least once; receivers can drop repeats by the `BikeBeacon-Event-ID` header.
 struct WebhookWorker: Service {
     let database: Database
     let backoff: Backoff
-    let httpClient: HTTPClient
+    let http: OutboundHTTP
+    let notifications: NotificationQueue
     let logger: Logger
     let now: @Sendable () -> Int64
 
@@ -33,20 +35,30 @@ struct WebhookWorker: Service {
             var sleep = Self.idleCheck
             do {
                 try await deliverDue()
-                if let next = try await nextAttempt() { sleep = min(sleep, max(0, next - now())) }
             } catch {
                 logger.error("webhook queue check failed; retrying shortly", metadata: ["error": "\(error)"])
                 sleep = 1000
             }
+            do {
+                try await notifications.deliverDue()
+            } catch {
+                logger.error("notification queue check failed; retrying shortly", metadata: ["error": "\(error)"])
+                sleep = 1000
+            }
+            if let next = try? await nextAttempt() { sleep = min(sleep, max(0, next - now())) }
             seen = await signal.wait(.deliveries, after: seen, timeout: .milliseconds(sleep))
         }
     }
 
-    /// When the earliest pending delivery is due, if any.
+    /// When the earliest pending delivery (webhook or notification) is due, if any.
     private func nextAttempt() async throws -> Int64? {
         try await database.withSession { db in
             try await db.raw("""
-                SELECT MIN(next_attempt_ms) AS next FROM deliveries WHERE delivered_ms IS NULL AND failed_ms IS NULL
+                SELECT MIN(next) AS next FROM (
+                  SELECT MIN(next_attempt_ms) AS next FROM deliveries WHERE delivered_ms IS NULL AND failed_ms IS NULL
+                  UNION ALL
+                  SELECT MIN(next_attempt_ms) AS next FROM notification_deliveries WHERE delivered_ms IS NULL AND failed_ms IS NULL
+                ) pending
                 """).first()?.decode(column: "next", as: Int64?.self)
         }
     }
@@ -86,9 +98,11 @@ struct WebhookWorker: Service {
         request.body = .bytes(ByteBuffer(bytes: body))
         var failure: String?
         do {
-            let response = try await httpClient.execute(request, timeout: Self.timeout)
-            _ = try? await response.body.collect(upTo: 64 * 1024)
+            let response = try await http.execute(request, timeout: Self.timeout)
             if !(200..<300).contains(response.status.code) { failure = "receiver answered \(response.status.code)" }
+        } catch let refused as OutboundHTTP.Refused {
+            logger.warning("webhook send refused", metadata: ["event": "\(item.eventID)", "reason": "\(refused)"])
+            failure = refused.description
         } catch {
             failure = "\(error)"
         }
