@@ -1,7 +1,7 @@
 import Foundation
 import Prometheus
 
-/// A running sentinel's health, written to the state directory every few seconds and read by
+/// A running sentinel's health, written to the status directory every few seconds and read by
 /// `bikebeacon status`. Also written as Prometheus text (`metrics.prom`, through swift-prometheus)
 /// for node_exporter's textfile collector, and served by `MetricsServer`.
 public struct SentinelStatus: Codable, Equatable, Sendable {
@@ -26,6 +26,16 @@ public struct SentinelStatus: Codable, Equatable, Sendable {
 
     public static let fileName = "status.json"
     public static let metricsFileName = "metrics.prom"
+    /// The status directory the packaged unit gives the sentinel (`RuntimeDirectory=`, a tmpfs).
+    public static let systemdDirectory = "/run/bikebeacon"
+
+    /// Where a sentinel with this configuration keeps its status: the configured status
+    /// directory, else the unit's runtime directory if it holds one, else the state directory.
+    public static func path(for configuration: SentinelConfiguration) -> String {
+        let candidates = [configuration.statusDirectory, systemdDirectory, configuration.stateDirectory].compactMap { $0 }
+        let paths = candidates.map { $0 + "/" + fileName }
+        return paths.first { FileManager.default.fileExists(atPath: $0) } ?? paths[0]
+    }
 
     /// The Prometheus text exposition of this status, with HELP and TYPE lines. A missing list
     /// never fetched has no age: the metric is left out rather than written as NaN.

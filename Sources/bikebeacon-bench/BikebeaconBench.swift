@@ -15,6 +15,8 @@ struct BikebeaconBench: AsyncParsableCommand {
             ProximityBenchCommand.self,
             RawInsertBenchCommand.self,
             EventsBenchCommand.self,
+            SDCardBenchCommand.self,
+            StartupBenchCommand.self,
         ]
     )
 }
