@@ -16,7 +16,7 @@ public enum MetricsServer {
                     return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(wrappingChannelSynchronously: channel)
                 }
             }
-        logger.info("metrics on http://\(host):\(port)/metrics")
+        logger.info("serving metrics", metadata: ["url": "http://\(host):\(port)/metrics"])
         try await withThrowingDiscardingTaskGroup { group in
             try await server.executeThenClose { connections in
                 for try await connection in connections {

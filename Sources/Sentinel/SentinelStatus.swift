@@ -1,8 +1,9 @@
 import Foundation
+import Prometheus
 
 /// A running sentinel's health, written to the status directory every few seconds and read by
-/// `bikebeacon status`. Also written as Prometheus text (`metrics.prom`) for node_exporter's
-/// textfile collector.
+/// `bikebeacon status`. Also written as Prometheus text (`metrics.prom`, through swift-prometheus)
+/// for node_exporter's textfile collector, and served by `MetricsServer`.
 public struct SentinelStatus: Codable, Equatable, Sendable {
     public var pid: Int32
     public var startedAt: String
@@ -36,21 +37,34 @@ public struct SentinelStatus: Codable, Equatable, Sendable {
         return paths.first { FileManager.default.fileExists(atPath: $0) } ?? paths[0]
     }
 
+    /// The Prometheus text exposition of this status, with HELP and TYPE lines. A missing list
+    /// never fetched has no age: the metric is left out rather than written as NaN.
     public var prometheus: String {
-        let lines: [(String, String, String)] = [
-            ("bikebeacon_advertisements_total", "counter", "\(advertisements)"),
-            ("bikebeacon_ibeacons_total", "counter", "\(iBeacons)"),
-            ("bikebeacon_matches_total", "counter", "\(matches)"),
-            ("bikebeacon_sightings_created_total", "counter", "\(sightingsCreated)"),
-            ("bikebeacon_sightings_delivered_total", "counter", "\(sightingsDelivered)"),
-            ("bikebeacon_outbox_depth", "gauge", "\(outboxDepth)"),
-            ("bikebeacon_missing_list_bikes", "gauge", "\(missingListBikes)"),
-            ("bikebeacon_missing_list_age_seconds", "gauge", missingListAgeSeconds.map { String(Int($0)) } ?? "NaN"),
-            ("bikebeacon_reporter_consecutive_failures", "gauge", "\(reporterFailures)"),
-            ("bikebeacon_alarms_total", "counter", "\(alarms)"),
-            ("bikebeacon_scanner_restarts_total", "counter", "\(scannerRestarts ?? 0)"),
-        ]
-        return lines.map { "# TYPE \($0.0) \($0.1)\n\($0.0) \($0.2)\n" }.joined()
+        let registry = PrometheusCollectorRegistry()
+        func counter(_ name: String, _ value: Int, _ help: String) {
+            registry.makeCounter(name: name, help: help).increment(by: Int64(max(0, value)))
+        }
+        func gauge(_ name: String, _ value: Double, _ help: String) {
+            registry.makeGauge(name: name, help: help).set(to: value)
+        }
+        counter("bikebeacon_advertisements_total", advertisements, "Advertisements heard since the sentinel started.")
+        counter("bikebeacon_ibeacons_total", iBeacons, "iBeacon advertisements among them.")
+        counter("bikebeacon_matches_total", matches, "Advertisements of beacons on the missing list.")
+        counter("bikebeacon_sightings_created_total", sightingsCreated, "Sightings created (arrived, present, departed).")
+        counter("bikebeacon_sightings_delivered_total", sightingsDelivered, "Sightings the server acknowledged.")
+        counter("bikebeacon_sightings_rejected_total", sightingsRejected, "Sightings the server refused; they are not sent again.")
+        gauge("bikebeacon_outbox_depth", Double(outboxDepth), "Sightings queued for the server; -1 when the outbox cannot be read.")
+        gauge("bikebeacon_missing_list_version", Double(missingListVersion), "Version of the missing list held.")
+        gauge("bikebeacon_missing_list_bikes", Double(missingListBikes), "Bikes on the missing list held.")
+        if let missingListAgeSeconds {
+            gauge("bikebeacon_missing_list_age_seconds", missingListAgeSeconds.rounded(.down), "Seconds since the server last confirmed the missing list.")
+        }
+        gauge("bikebeacon_reporter_consecutive_failures", Double(reporterFailures), "Failed deliveries in a row; 0 when the server takes sightings.")
+        counter("bikebeacon_alarms_total", alarms, "Own-bike alarms raised.")
+        counter("bikebeacon_scanner_restarts_total", scannerRestarts ?? 0, "Times the scanner was restarted after going quiet or losing the adapter.")
+        var bytes: [UInt8] = []
+        registry.emit(into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// How stale this status is; a running sentinel rewrites it every 5 seconds.

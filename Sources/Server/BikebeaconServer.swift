@@ -2,8 +2,10 @@ import Hummingbird
 import HummingbirdBcrypt
 import Logging
 import NIOPosix
+import ServiceLifecycle
 
-/// Assembles the HTTP application: routes, middleware, and the delivery worker (webhooks and notifications).
+/// Assembles the HTTP application: routes, middleware, the delivery worker (webhooks and notifications)
+/// and, on PostgreSQL, the listener that hears other replicas' events.
 public enum BikebeaconServer {
     /// Opens the database and brings its schema up to date (every start; a no-op when current).
     public static func openDatabase(_ url: DatabaseURL, logger: Logger, now: Int64) async throws -> Database {
@@ -36,7 +38,7 @@ public enum BikebeaconServer {
         let dispatcher = NotificationDispatcher(interval: options.notifyIntervalMilliseconds,
                                                 channels: Set(senders.map(\.channel)), flavor: database.flavor)
         let state = ServerState(
-            database: database, options: options, metrics: metrics, broker: EventBroker(),
+            database: database, options: options, metrics: metrics,
             sentinelLimiter: RateLimiter(database: database, limit: options.sentinelRateLimit), logger: logger, dummyPasswordHash: dummy,
             vapid: vapid, outbound: outbound, notifications: dispatcher)
         let router = Router(context: AppContext.self)
@@ -56,12 +58,16 @@ public enum BikebeaconServer {
         let queue = NotificationQueue(database: database, dispatcher: dispatcher,
                                       senders: Dictionary(senders.map { ($0.channel, $0) }) { first, _ in first },
                                       backoff: options.webhookBackoff, logger: logger, now: options.now)
-        let worker = WebhookWorker(database: database, broker: state.broker, backoff: options.webhookBackoff,
+        let worker = WebhookWorker(database: database, backoff: options.webhookBackoff,
                                    http: outbound, notifications: queue, logger: logger, now: options.now)
+        var services: [any Service] = [worker]
+        if case let .postgres(url) = database.url {
+            services.append(PostgresEventListener(url: url, events: database.events, logger: logger))
+        }
         return Application(
             router: router,
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "bikebeacon"),
-            services: [worker],
+            services: services,
             logger: logger)
     }
 }

@@ -16,6 +16,8 @@ public final class Database: Sendable {
 
     public let flavor: Flavor
     public let url: DatabaseURL
+    /// Wakes event streams and delivery workers when events are stored in this database.
+    public let events = EventSignal()
     private let pools: Pools
     private let logger: Logger
 

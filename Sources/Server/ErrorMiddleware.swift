@@ -15,8 +15,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as HTTPResponseError {
             throw Self.translate(error)
         } catch {
-            context.logger.error("request failed: \(String(reflecting: error))",
-                                 metadata: ["path": .string(request.uri.path)])
+            context.logger.error("request failed; the client got 500",
+                                 metadata: ["path": .string(request.uri.path), "error": .string(String(reflecting: error))])
             throw APIError(.internalServerError, "internal", "the server failed; the operator can find the cause in its log")
         }
     }

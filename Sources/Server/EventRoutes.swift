@@ -3,14 +3,12 @@ import HTTPTypes
 import Hummingbird
 
 /// `GET /v1/events`: the owner's events as server-sent events. Resumes after `Last-Event-ID`;
-/// without it, starts with events stored from now on.
+/// without it, starts with events stored from now on. A stream reads the database only when
+/// `Database.events` signals its owner's channel, so an idle stream costs no CPU.
 enum EventRoutes {
-    /// How often a stream checks the database even when this process stored nothing (other replicas may have).
-    static let pollEvery = 20
-    static let tick: Duration = .milliseconds(100)
-    /// A comment line this often keeps proxies from closing an idle stream, and lets the
-    /// server notice a client that went away (the write fails) within seconds.
-    static let keepAliveTicks = 20
+    /// A comment line this often keeps proxies from closing an idle stream, and lets the server
+    /// notice a client that went away (the write fails).
+    static let keepAlive: Duration = .seconds(15)
 
     static func add(to router: RouterGroup<AppContext>, state: ServerState) {
         router.get("/v1/events") { request, context in
@@ -22,24 +20,31 @@ enum EventRoutes {
             } else {
                 start = try await EventStore.latestID(account: account, database: state.database)
             }
+            let signal = state.database.events
+            let channel = EventSignal.Channel.account(account)
             let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+                var seen = await signal.count(channel)
                 try await writer.write(ByteBuffer(string: ": connected\n\n"))
                 var lastID = start
-                var seen = -1
-                var ticks = 0
+                var checkDatabase = true
                 while !Task.isCancelled {
-                    let generation = await state.broker.generation(of: account)
-                    if generation != seen || ticks % pollEvery == 0 {
-                        seen = generation
-                        for event in try await EventStore.events(account: account, after: lastID, limit: 100, database: state.database) {
-                            try await writer.write(ByteBuffer(string: "id: \(event.id)\nevent: sighting\ndata: \(event.payload)\n\n"))
-                            lastID = event.id
-                        }
+                    if checkDatabase {
+                        // Until a page comes back short: a burst larger than one page is sent whole.
+                        var page: [StoredEvent]
+                        repeat {
+                            page = try await EventStore.events(account: account, after: lastID, limit: 100, database: state.database)
+                            for event in page {
+                                try await writer.write(ByteBuffer(string: "id: \(event.id)\nevent: sighting\ndata: \(event.payload)\n\n"))
+                                lastID = event.id
+                            }
+                        } while page.count == 100
+                    } else {
+                        try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
                     }
-                    ticks += 1
-                    if ticks % keepAliveTicks == 0 { try await writer.write(ByteBuffer(string: ": keep-alive\n\n")) }
-                    try await Task.sleep(for: tick)
+                    let next = await signal.wait(channel, after: seen, timeout: keepAlive)
+                    checkDatabase = next != seen
+                    seen = next
                 }
                 try await writer.finish(nil)
             })

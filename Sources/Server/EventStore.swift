@@ -11,7 +11,8 @@ struct StoredEvent: Sendable, Equatable {
 /// Owners' events, kept in the database so streams can resume (`Last-Event-ID`) and webhook
 /// deliveries survive a restart.
 enum EventStore {
-    /// Appends an event and, when the owner has a webhook, queues its delivery. Call inside the sighting's transaction.
+    /// Appends an event and, when the owner has a webhook, queues its delivery. Call inside the sighting's
+    /// transaction; after it commits, signal `Database.events` (PostgreSQL replicas are notified by the commit).
     static func append(_ event: NotificationEvent, account: String, now: Int64, in db: any SQLDatabase) async throws {
         let payload = String(decoding: try JSONResponse.encoder.encode(event), as: UTF8.self)
         guard let id = try await db.raw("""
@@ -24,6 +25,10 @@ enum EventStore {
                 INSERT INTO deliveries (event_id, url, secret, attempts, next_attempt_ms)
                 VALUES (\(bind: id), \(bind: webhook.url), \(bind: webhook.secret), \(bind: 0), \(bind: now))
                 """).run()
+        }
+        // Delivered to every replica's listener when the transaction commits, never before.
+        if db.dialect.name == "postgresql" {
+            try await db.raw("SELECT pg_notify(\(bind: PostgresEventListener.channel), \(bind: account))").run()
         }
     }
 

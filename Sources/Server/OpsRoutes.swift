@@ -9,7 +9,7 @@ enum OpsRoutes {
             do {
                 _ = try await state.missingList.version()
             } catch {
-                state.logger.error("health check: database unreachable: \(error)")
+                state.logger.error("health check: the database does not answer", metadata: ["error": "\(error)"])
                 return try JSONResponse.make(Health(status: "unavailable", database: state.database.flavor.rawValue),
                                              status: .serviceUnavailable)
             }

@@ -36,7 +36,7 @@ enum SentinelRoutes {
             }
             let (valid, invalid) = SightingValidation.validate(batch.sightings)
             let result = try await state.sightings.ingest(valid, from: sentinel, now: state.now)
-            await state.broker.published(to: result.notifiedAccounts)
+            await state.database.events.signal(accounts: result.notifiedAccounts)
             let rejected = invalid + result.rejected
             state.metrics.countSightings(accepted: result.accepted, duplicates: result.duplicates, rejected: rejected.count)
             return try JSONResponse.make(SightingResult(accepted: result.accepted, duplicates: result.duplicates, rejected: rejected))

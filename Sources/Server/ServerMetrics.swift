@@ -1,35 +1,33 @@
 import Hummingbird
-import CoreMetrics
-import Metrics
 import Prometheus
 
-/// This server's Prometheus registry, fed through swift-metrics with an explicit factory so
-/// each server instance (and each test) has its own numbers and no global bootstrap is needed.
+/// This server's Prometheus registry. Each server instance (and each test) has its own, so no
+/// global bootstrap is needed. Metrics are declared on the registry with their HELP text (its
+/// swift-metrics factory can only register them without).
 public struct ServerMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
-    let factory: PrometheusMetricsFactory
+    static let durationBuckets: [Duration] = [
+        .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+        .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5),
+    ]
 
     public init() {
         registry = PrometheusCollectorRegistry()
-        var factory = PrometheusMetricsFactory(registry: registry)
-        factory.defaultDurationHistogramBuckets = [
-            .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
-            .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5),
-        ]
-        self.factory = factory
     }
 
     func countSightings(accepted: Int, duplicates: Int, rejected: Int) {
-        Counter(label: "bikebeacon_sightings_total", dimensions: [("outcome", "accepted")], factory: factory).increment(by: accepted)
-        Counter(label: "bikebeacon_sightings_total", dimensions: [("outcome", "duplicate")], factory: factory).increment(by: duplicates)
-        Counter(label: "bikebeacon_sightings_total", dimensions: [("outcome", "rejected")], factory: factory).increment(by: rejected)
+        for (outcome, count) in [("accepted", accepted), ("duplicate", duplicates), ("rejected", rejected)] {
+            registry.makeCounter(name: "bikebeacon_sightings_total", labels: [("outcome", outcome)],
+                                 help: "Sightings sentinels sent, by outcome.").increment(by: Int64(count))
+        }
     }
 
-    func request(route: String, method: String, status: Int, nanoseconds: Int64) {
-        let dimensions = [("route", route), ("method", method), ("status", String(status))]
-        Counter(label: "bikebeacon_http_requests_total", dimensions: dimensions, factory: factory).increment()
-        CoreMetrics.Timer(label: "bikebeacon_http_request_duration_seconds", dimensions: [("route", route), ("method", method)],
-                      factory: factory).recordNanoseconds(nanoseconds)
+    func request(route: String, method: String, status: Int, duration: Duration) {
+        registry.makeCounter(name: "bikebeacon_http_requests_total", labels: [("route", route), ("method", method), ("status", String(status))],
+                             help: "HTTP requests by route template, method and status.").increment()
+        registry.makeDurationHistogram(name: "bikebeacon_http_request_duration_seconds", labels: [("route", route), ("method", method)],
+                                       buckets: Self.durationBuckets, help: "Time to answer, by route template and method.")
+            .record(duration)
     }
 
     /// The text exposition format.
@@ -48,10 +46,8 @@ struct MetricsMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: AppContext, next: (Request, AppContext) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         func record(_ status: Int) {
-            let elapsed = ContinuousClock.now - start
-            let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
             metrics.request(route: context.endpointPath ?? "unmatched", method: request.method.rawValue,
-                            status: status, nanoseconds: nanoseconds)
+                            status: status, duration: ContinuousClock.now - start)
         }
         do {
             let response = try await next(request, context)

@@ -6,7 +6,6 @@ struct ServerState: Sendable {
     let database: Database
     let options: ServerOptions
     let metrics: ServerMetrics
-    let broker: EventBroker
     let sentinelLimiter: RateLimiter
     let logger: Logger
     /// A bcrypt hash of a random string at the configured cost, checked when no account matches so failed logins take equal time.

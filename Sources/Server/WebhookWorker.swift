@@ -6,12 +6,12 @@ import NIOHTTP1
 import SQLKit
 import ServiceLifecycle
 
-/// Delivers queued webhook events: POSTs the JSON with its signature, and on failure schedules
+/// Delivers queued webhook events (and, through `NotificationQueue`, the other notification
+/// channels): POSTs the JSON with its signature, and on failure schedules
 /// the next attempt with backoff. The queue lives in the database, so a restart loses nothing.
 /// Delivery is at least once; receivers can drop repeats by the `BikeBeacon-Event-ID` header.
 struct WebhookWorker: Service {
     let database: Database
-    let broker: EventBroker
     let backoff: Backoff
     let http: OutboundHTTP
     let notifications: NotificationQueue
@@ -19,35 +19,47 @@ struct WebhookWorker: Service {
     let now: @Sendable () -> Int64
 
     static let timeout: TimeAmount = .seconds(10)
+    /// The longest an idle worker sleeps without a signal: a safety net, not the way work arrives.
+    static let idleCheck: Int64 = 60_000
 
     func run() async throws {
         // Stop between deliveries when the server shuts down; undelivered events stay queued in the database.
         await cancelWhenGracefulShutdown { await loop() }
     }
 
+    /// Delivers what is due, then sleeps until the next retry is due or new events are signalled.
     private func loop() async {
-        var seen = -1
-        var idle = 0
+        let signal = database.events
+        var seen = await signal.count(.deliveries)
         while !Task.isCancelled {
-            let generation = await broker.deliveries()
-            // Check the queue when woken, and on a slow poll for retries coming due or other processes' events.
-            if generation != seen || idle >= 10 {
-                seen = generation
-                idle = 0
-                do {
-                    try await deliverDue()
-                } catch {
-                    logger.error("webhook queue check failed: \(error); retrying shortly")
-                }
-                do {
-                    try await notifications.deliverDue()
-                } catch {
-                    logger.error("notification queue check failed; retrying shortly", metadata: ["error": "\(error)"])
-                }
-            } else {
-                idle += 1
+            var sleep = Self.idleCheck
+            do {
+                try await deliverDue()
+            } catch {
+                logger.error("webhook queue check failed; retrying shortly", metadata: ["error": "\(error)"])
+                sleep = 1000
             }
-            try? await Task.sleep(for: .milliseconds(100))
+            do {
+                try await notifications.deliverDue()
+            } catch {
+                logger.error("notification queue check failed; retrying shortly", metadata: ["error": "\(error)"])
+                sleep = 1000
+            }
+            if let next = try? await nextAttempt() { sleep = min(sleep, max(0, next - now())) }
+            seen = await signal.wait(.deliveries, after: seen, timeout: .milliseconds(sleep))
+        }
+    }
+
+    /// When the earliest pending delivery (webhook or notification) is due, if any.
+    private func nextAttempt() async throws -> Int64? {
+        try await database.withSession { db in
+            try await db.raw("""
+                SELECT MIN(next) AS next FROM (
+                  SELECT MIN(next_attempt_ms) AS next FROM deliveries WHERE delivered_ms IS NULL AND failed_ms IS NULL
+                  UNION ALL
+                  SELECT MIN(next_attempt_ms) AS next FROM notification_deliveries WHERE delivered_ms IS NULL AND failed_ms IS NULL
+                ) pending
+                """).first()?.decode(column: "next", as: Int64?.self)
         }
     }
 
@@ -119,10 +131,12 @@ struct WebhookWorker: Service {
                 }
             }
         } catch {
-            logger.error("could not record webhook delivery of event \(item.eventID): \(error)")
+            logger.error("could not record a webhook delivery; it may be sent again",
+                         metadata: ["eventID": "\(item.eventID)", "error": "\(error)"])
         }
         if let failure {
-            logger.warning("webhook delivery of event \(item.eventID) to \(item.url) failed (attempt \(attempts)): \(failure)")
+            logger.warning("webhook delivery failed; it will be retried with backoff",
+                           metadata: ["eventID": "\(item.eventID)", "url": "\(item.url)", "attempt": "\(attempts)", "error": "\(failure)"])
         }
     }
 }

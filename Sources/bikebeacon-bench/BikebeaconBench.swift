@@ -14,6 +14,7 @@ struct BikebeaconBench: AsyncParsableCommand {
             DecodeBenchCommand.self,
             ProximityBenchCommand.self,
             RawInsertBenchCommand.self,
+            EventsBenchCommand.self,
             SDCardBenchCommand.self,
             StartupBenchCommand.self,
         ]

@@ -97,7 +97,7 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let logger = Logger(label: "bikebeacon-server")
         let db = try await database.open(logger: logger)
-        logger.info("database \(db.url) ready")
+        logger.info("database ready", metadata: ["database": "\(db.url)"])
         var options = ServerOptions(host: host, port: port, bcryptCost: bcryptCost,
                                     sentinelRateLimit: RateLimit(perSecond: sentinelRate, burst: sentinelRate * 3),
                                     notifyIntervalMilliseconds: Int64(notifyInterval * 60_000),

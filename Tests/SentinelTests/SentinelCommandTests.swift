@@ -91,7 +91,7 @@ import TestSupport
         let metrics = String(buffer: try await response.body.collect(upTo: 1 << 20))
         #expect(response.status.code == 200)
         #expect(metrics.contains("bikebeacon_matches_total 17\n"))
-        #expect(metrics.contains("bikebeacon_outbox_depth \(queued)\n"))
+        #expect(metrics.contains("bikebeacon_outbox_depth \(queued).0\n"))
         #expect(metrics.contains("bikebeacon_scanner_restarts_total 0\n"), "a capture never restarts")
         process.terminate()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -8,53 +8,62 @@ import Testing
 @testable import Server
 
 /// Two server instances on one database, as replicas behind a load balancer: no state that
-/// matters lives in one process.
+/// matters lives in one process, and events stored by one reach streams on the other.
 enum ReplicaScenarios {
     static func sharedDatabase(_ backend: Backend) async throws {
         let harness = try await Harness.make(backend)
         let (_, sentinel) = try await harness.sentinel("cafe")
-        // Replica B serves an owner's event stream; replica A takes everything else.
-        let replicaB = try await BikebeaconServer.makeApplication(database: harness.database, options: harness.options, logger: Harness.logger)
-        try await harness.run { a in
-            try await replicaB.test(.live) { inner in
-                let b = Client(inner: inner)
-                let port = try #require(b.port)
-                let owner = try await a.owner("ann@example.org")
-                let bike = try await a.bike(owner)
-                // A session made on A works on B.
-                #expect(try await b.send(.get, "/v1/bikes/\(bike.id)", token: owner).status == .ok)
+        // Replica B serves an owner's event stream; replica A takes everything else. On PostgreSQL B has
+        // its own connections, as another process would: only A's NOTIFY can wake B's stream.
+        let databaseB = backend == .postgres ? try Database(url: harness.database.url, logger: Harness.logger) : harness.database
+        let replicaB = try await BikebeaconServer.makeApplication(database: databaseB, options: harness.options, logger: Harness.logger)
+        var failure: (any Error)?
+        do {
+            try await harness.run { a in
+                try await replicaB.test(.live) { inner in
+                    let b = Client(inner: inner)
+                    let port = try #require(b.port)
+                    let owner = try await a.owner("ann@example.org")
+                    let bike = try await a.bike(owner)
+                    // A session made on A works on B.
+                    #expect(try await b.send(.get, "/v1/bikes/\(bike.id)", token: owner).status == .ok)
 
-                let before = try await b.send(.get, "/v1/missing", token: sentinel)
-                let tag = try #require(before.headers[.eTag])
-                _ = try await a.send(.post, "/v1/bikes/\(bike.id)/missing", token: owner)
-                // B sees the version A bumped.
-                let after = try await b.send(.get, "/v1/missing", token: sentinel, headers: [.ifNoneMatch: tag])
-                #expect(after.status == .ok && after.headers[.eTag] != tag)
-                #expect(try b.decode(MissingList.self, after).beacons.count == 1)
+                    let before = try await b.send(.get, "/v1/missing", token: sentinel)
+                    let tag = try #require(before.headers[.eTag])
+                    _ = try await a.send(.post, "/v1/bikes/\(bike.id)/missing", token: owner)
+                    // B sees the version A bumped.
+                    let after = try await b.send(.get, "/v1/missing", token: sentinel, headers: [.ifNoneMatch: tag])
+                    #expect(after.status == .ok && after.headers[.eTag] != tag)
+                    #expect(try b.decode(MissingList.self, after).beacons.count == 1)
 
-                let stream = Task { () -> String in
-                    var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/events")
-                    request.headers.add(name: "Authorization", value: "Bearer \(owner)")
-                    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))
-                    var text = ""
-                    for try await chunk in response.body {
-                        text += String(buffer: chunk)
-                        if text.contains("event: sighting"), text.hasSuffix("\n\n") { break }
+                    let stream = Task { () -> String in
+                        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/events")
+                        request.headers.add(name: "Authorization", value: "Bearer \(owner)")
+                        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))
+                        var text = ""
+                        for try await chunk in response.body {
+                            text += String(buffer: chunk)
+                            if text.contains("event: sighting"), text.hasSuffix("\n\n") { break }
+                        }
+                        return text
                     }
-                    return text
+                    let watchdog = Task {
+                        try await Task.sleep(for: .seconds(10))
+                        stream.cancel()
+                    }
+                    try await Task.sleep(for: .milliseconds(400))
+                    // The sighting arrives at A; B's stream is woken (in-process on SQLite, LISTEN/NOTIFY on PostgreSQL).
+                    #expect(try await a.send(.post, "/v1/sightings", token: sentinel,
+                                             json: Fixture.Batch(sightings: [Fixture.sighting(event: "arrived")])).status == .ok)
+                    let text = try await stream.value
+                    watchdog.cancel()
+                    #expect(text.contains("event: sighting") && text.contains(bike.id))
                 }
-                let watchdog = Task {
-                    try await Task.sleep(for: .seconds(10))
-                    stream.cancel()
-                }
-                try await Task.sleep(for: .milliseconds(400))
-                // The sighting arrives at A; B's stream picks it up from the database.
-                #expect(try await a.send(.post, "/v1/sightings", token: sentinel,
-                                         json: Fixture.Batch(sightings: [Fixture.sighting(event: "arrived")])).status == .ok)
-                let text = try await stream.value
-                watchdog.cancel()
-                #expect(text.contains("event: sighting") && text.contains(bike.id))
             }
+        } catch {
+            failure = error
         }
+        if backend == .postgres { await databaseB.shutdown() }
+        if let failure { throw failure }
     }
 }
