@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServerClient
 
 /// Moves sightings from the outbox to the server, deleting only what the server acknowledged.
 ///

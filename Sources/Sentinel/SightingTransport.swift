@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import ServerClient
 
 /// The server's answer to a batch: how many it stored, how many it already had, and which it
 /// refused and why.

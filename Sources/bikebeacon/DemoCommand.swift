@@ -5,6 +5,7 @@ import Logging
 import NIOHTTP1
 import Scanning
 import Sentinel
+import ServerClient
 
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,6 +2,7 @@ import Foundation
 import Sentinel
 #if canImport(Glibc)
 import Glibc
+import ServerClient
 #endif
 
 /// A throwaway `bikebeacon-server` for the demo: SQLite in a temp dir, a free loopback port.

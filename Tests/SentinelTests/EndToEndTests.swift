@@ -6,6 +6,7 @@ import Foundation
 import NIOHTTP1
 import Registry
 import Scanning
+import ServerClient
 import Testing
 import TestSupport
 @testable import Sentinel

@@ -14,8 +14,13 @@ public struct RunResult: Sendable {
 /// read on dedicated threads, so a test waiting for a slow child frees its cooperative thread for
 /// the other tests (two cores run the whole suite).
 public func run(_ executable: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) async throws -> RunResult {
+    try await run(path: Paths.executable(executable).path, arguments, stdin: stdin, environment: environment)
+}
+
+/// Runs any program to completion (e.g. a system tool a test inspects a binary with).
+public func run(path: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) async throws -> RunResult {
     let process = Process()
-    process.executableURL = Paths.executable(executable)
+    process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
     env.merge(environment) { _, new in new }
