@@ -38,10 +38,12 @@ let package = Package(
         .target(
             name: "Owners",
             dependencies: [
-                "Beacon", "Proximity", "Durable", "ServerClient",
+                "Beacon", "Proximity", "Durable", "ServerClient", "BikebeaconAPI",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // The HTTP API's wire types (requests, responses, events): one definition for the server, the sentinel and the CLI.
+        .target(name: "BikebeaconAPI", dependencies: ["Beacon", "Registry"]),
 
         // Edges: radios and capture files in, advertisements out.
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
@@ -64,6 +66,7 @@ let package = Package(
         .target(
             name: "ServerClient",
             dependencies: [
+                "BikebeaconAPI",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -73,7 +76,7 @@ let package = Package(
         .target(
             name: "Sentinel",
             dependencies: [
-                "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Durable", "ServerClient",
+                "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Durable", "ServerClient", "BikebeaconAPI",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -103,7 +106,7 @@ let package = Package(
             name: "bikebeacon",
             dependencies: [
                 "Beacon", "Proximity", "Regions", "Registry", "Scanning", "Captures", "HCI", "Tracking", "Analysis", "Sentinel",
-                "Owners", "ServerClient",
+                "Owners", "ServerClient", "BikebeaconAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -114,10 +117,11 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Beacon", "Registry",
+                "Beacon", "Registry", "BikebeaconAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
@@ -155,16 +159,20 @@ let package = Package(
         .testTarget(
             name: "SentinelTests",
             dependencies: [
-                "Sentinel", "Durable", "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "TestSupport", "ServerClient",
+                "Sentinel", "Durable", "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "TestSupport", "ServerClient", "BikebeaconAPI",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .testTarget(
+            name: "BikebeaconAPITests",
+            dependencies: ["BikebeaconAPI", "Beacon", "Registry", "TestSupport", .product(name: "Yams", package: "Yams")]
+        ),
+        .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Beacon", "TestSupport", "bikebeacon-server",
+                "Server", "Beacon", "BikebeaconAPI", "TestSupport", "bikebeacon-server",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

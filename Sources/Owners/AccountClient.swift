@@ -1,4 +1,4 @@
-import Beacon
+import BikebeaconAPI
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -24,21 +24,15 @@ public struct AccountClient: Sendable {
         server = trimmed
     }
 
-    private struct Credentials: Encodable { var email: String; var password: String }
-    private struct Token: Decodable { var token: String }
-    private struct ServerBike: Decodable { var name: String; var beacon: BeaconID }
-    private struct BikeList: Decodable { var bikes: [ServerBike] }
-    private struct ErrorBody: Decodable { var error: String; var message: String }
-
     /// `POST /v1/sessions`; returns the session token.
     public func logIn(email: String, password: String) async throws(Failure) -> String {
-        let body = try? JSONEncoder().encode(Credentials(email: email, password: password))
+        let body = try? APIJSON.encoder().encode(Credentials(email: email, password: password))
         return try await send(.POST, "/v1/sessions", token: "", json: body, as: Token.self).token
     }
 
     /// `GET /v1/bikes` with the session's token.
-    public func bikes(token: String) async throws(Failure) -> [Bike] {
-        try await send(.GET, "/v1/bikes", token: token, as: BikeList.self).bikes.map { Bike(name: $0.name, beacon: $0.beacon) }
+    public func bikes(token: String) async throws(Failure) -> [Owners.Bike] {
+        try await send(.GET, "/v1/bikes", token: token, as: BikeList.self).bikes.map { Owners.Bike(name: $0.name, beacon: $0.beacon) }
     }
 
     private func send<T: Decodable>(_ method: HTTPMethod, _ path: String, token: String, json: Data? = nil, as type: T.Type) async throws(Failure) -> T {

@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Foundation
 import Hummingbird
 
@@ -21,11 +22,6 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         headers[.contentType] = "application/json; charset=utf-8"
         let body = try JSONEncoder().encode(ErrorBody(error: code, message: message))
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
-    }
-
-    struct ErrorBody: Codable {
-        var error: String
-        var message: String
     }
 
     static let unauthenticated = APIError(.unauthorized, "unauthenticated",

@@ -12,7 +12,6 @@ struct ServerState: Sendable {
     /// A bcrypt hash of a random string at the configured cost, checked when no account matches so failed logins take equal time.
     let dummyPasswordHash: String
 
-    var auth: Authenticator { Authenticator(database: database) }
     var accounts: AccountStore { AccountStore(database: database) }
     var missingList: MissingListStore { MissingListStore(database: database, retention: options.deltaRetention) }
     var bikes: BikeStore { BikeStore(database: database, missingList: missingList) }

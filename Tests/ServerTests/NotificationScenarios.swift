@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BikebeaconAPI
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -59,7 +60,7 @@ enum NotificationScenarios {
                 let bike = try await client.bike(owner)
                 _ = try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: owner)
                 let set = try await client.send(.put, "/v1/account/webhook", token: owner, json: ["url": "http://127.0.0.1:\(port)/hook"])
-                let webhook = try client.decode(AccountRoutes.WebhookJSON.self, set)
+                let webhook = try client.decode(Webhook.self, set)
 
                 let batch = Fixture.Batch(sightings: [
                     Fixture.sighting(event: "arrived", time: "2026-11-21T10:00:00Z"),
@@ -99,7 +100,7 @@ enum NotificationScenarios {
                 let bike = try await client.bike(owner)
                 _ = try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: owner)
                 let set = try await client.send(.put, "/v1/account/webhook", token: owner, json: ["url": "http://127.0.0.1:1/hook"])
-                let secret = try client.decode(AccountRoutes.WebhookJSON.self, set).secret
+                let secret = try client.decode(Webhook.self, set).secret
                 #expect(try await client.send(.post, "/v1/sightings", token: sentinel,
                                               json: Fixture.Batch(sightings: [Fixture.sighting(event: "arrived")])).status == .ok)
                 try await Task.sleep(for: .milliseconds(200))

@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -10,7 +11,7 @@ enum OpsScenarios {
         try await Harness.make(backend).run { client in
             let health = try await client.send(.get, "/healthz")
             #expect(health.status == .ok)
-            #expect(try client.decode(OpsRoutes.Health.self, health).database == backend.rawValue)
+            #expect(try client.decode(Health.self, health).database == backend.rawValue)
         }
     }
 
