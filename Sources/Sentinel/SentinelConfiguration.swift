@@ -6,11 +6,15 @@ import Yams
 public enum ConfigurationError: Error, CustomStringConvertible, Sendable {
     case unreadable(path: String, reason: String)
     case invalid(String)
+    /// A key or value in the file, with its line when the YAML gives one.
+    case at(line: Int?, key: String, problem: String)
 
     public var description: String {
         switch self {
         case let .unreadable(path, reason): "cannot read the config file \(path): \(reason)"
         case let .invalid(message): "invalid configuration: \(message)"
+        case let .at(line, key, problem):
+            "invalid configuration\(line.map { " at line \($0)" } ?? ""): '\(key)': \(problem)"
         }
     }
 }
@@ -70,12 +74,7 @@ public struct SentinelConfiguration: Equatable, Sendable {
 
     /// Reads `yaml` and applies `environment` on top.
     public static func parse(yaml: String, environment: [String: String]) throws -> SentinelConfiguration {
-        let file: File
-        do {
-            file = try YAMLDecoder().decode(File.self, from: yaml.isEmpty ? "{}" : yaml)
-        } catch {
-            throw ConfigurationError.invalid("\(error)")
-        }
+        let file = try decodeStrictly(yaml)
         var c = SentinelConfiguration(serverURL: file.server?.url ?? "", token: file.server?.token ?? "",
                                       stateDirectory: file.stateDirectory ?? "/var/lib/bikebeacon")
         c.requestTimeout = file.server?.timeout ?? 10
@@ -104,6 +103,58 @@ public struct SentinelConfiguration: Equatable, Sendable {
             c.backend = backend
         }
         return c
+    }
+
+    /// Decodes the file, refusing keys the schema does not know and naming the line of any bad value.
+    static func decodeStrictly(_ yaml: String) throws -> File {
+        let root: Node
+        do {
+            root = try Yams.compose(yaml: yaml) ?? Node.mapping([:])
+        } catch let error as YamlError {
+            throw ConfigurationError.invalid("the file is not valid YAML: \(error)")
+        }
+        guard root.mapping != nil else {
+            throw ConfigurationError.at(line: root.mark?.line, key: "(top level)", problem: "must be a mapping of keys such as server:, ownBikes:")
+        }
+        try ConfigurationSchema.sentinelFile.check(root)
+        do {
+            return try YAMLDecoder().decode(File.self, from: yaml.isEmpty ? "{}" : yaml)
+        } catch let error as DecodingError {
+            throw located(error, in: root)
+        }
+    }
+
+    private static func located(_ error: DecodingError, in root: Node) -> ConfigurationError {
+        let (path, problem): ([any CodingKey], String) = switch error {
+        case let .typeMismatch(type, context): (context.codingPath, "expected \(describe(type))")
+        case let .valueNotFound(type, context): (context.codingPath, "expected \(describe(type)), found nothing")
+        case let .keyNotFound(key, context): (context.codingPath + [key], "is required here")
+        case let .dataCorrupted(context):
+            (context.codingPath, choices[context.codingPath.last?.stringValue ?? ""].map { "expected one of \($0)" } ?? context.debugDescription)
+        @unknown default: ([], "\(error)")
+        }
+        let node = ConfigurationSchema.node(at: path, in: root)
+        let found = node?.scalar.map { ", found '\($0.string)'" } ?? ""
+        let key = path.reduce("") { text, part in
+            if let index = part.intValue { return text + "[\(index)]" }
+            return text.isEmpty ? part.stringValue : text + "." + part.stringValue
+        }
+        return .at(line: node?.mark?.line, key: key.isEmpty ? "(top level)" : key, problem: problem + found)
+    }
+
+    /// The values an enumerated key accepts, for the error when it holds another.
+    private static let choices = [
+        "backend": Backend.allCases.map(\.rawValue).joined(separator: ", "),
+        "zone": Zone.allCases.map(\.rawValue).joined(separator: ", "),
+    ]
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is Double.Type, is Int.Type: "a number"
+        case is String.Type: "text"
+        case is Bool.Type: "true or false"
+        default: "a value of type \(type)"
+        }
     }
 
     public static func load(path: String, environment: [String: String]) throws -> SentinelConfiguration {

@@ -21,6 +21,9 @@ struct SentinelCommand: AsyncParsableCommand {
     @Option(help: "YAML config file.")
     var config: String?
 
+    @Option(help: "Check this config file (keys, types, values, with the environment and options applied) and exit: 0 when the sentinel could start with it.")
+    var checkConfig: String?
+
     @Option(help: "Scan this capture (btsnoop, pcap, pcapng) instead of the radio.")
     var replay: String?
 
@@ -50,6 +53,7 @@ struct SentinelCommand: AsyncParsableCommand {
 
     func validate() throws {
         if flush, replay != nil { throw ValidationError("--flush and --replay exclude each other") }
+        if checkConfig != nil, config != nil { throw ValidationError("--check-config names the file to check; leave out --config") }
         guard drainTimeout >= 0, drainTimeout <= 1e9 else { throw ValidationError("--drain-timeout must be 0…1000000000 seconds") }
     }
 
@@ -61,8 +65,12 @@ struct SentinelCommand: AsyncParsableCommand {
             settings = try resolve()
             try settings.validate()
         } catch {
-            StandardError.line("bikebeacon sentinel: \(error)")
+            StandardError.line("bikebeacon sentinel: \((checkConfig ?? config).map { "\($0): " } ?? "")\(error)")
             throw ExitCode(2)
+        }
+        if let checkConfig {
+            print("\(checkConfig): OK (server \(settings.serverURL), \(settings.backend.rawValue) scanner, \(settings.ownBikes.count) own bike(s), state in \(settings.stateDirectory))")
+            return
         }
         let source: SentinelRunner.Source
         if flush {
@@ -99,7 +107,7 @@ struct SentinelCommand: AsyncParsableCommand {
 
     private func resolve() throws -> SentinelConfiguration {
         let environment = ProcessInfo.processInfo.environment
-        var settings = try config.map { try SentinelConfiguration.load(path: $0, environment: environment) }
+        var settings = try (checkConfig ?? config).map { try SentinelConfiguration.load(path: $0, environment: environment) }
             ?? SentinelConfiguration.parse(yaml: "", environment: environment)
         if let serverURL { settings.serverURL = serverURL }
         if let token { settings.token = token }

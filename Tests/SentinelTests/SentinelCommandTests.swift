@@ -173,3 +173,60 @@ import TestSupport
         #expect(throws: ConfigurationError.self) { try SentinelConfiguration.parse(yaml: yaml, environment: [:]) }
     }
 }
+
+/// A misspelt or mistyped key must stop the sentinel with the line to fix, not run it on defaults.
+@Suite struct StrictConfigurationTests {
+    static func problem(_ yaml: String) -> String {
+        do {
+            _ = try SentinelConfiguration.parse(yaml: yaml, environment: [:])
+            return "parsed"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func theShippedExampleIsValid() throws {
+        let example = Paths.repository.appendingPathComponent("deploy/sentinel.example.yaml").path
+        let c = try SentinelConfiguration.load(path: example, environment: [:])
+        #expect(c.ownBikes.count == 1 && c.alarmCommand != nil)
+    }
+
+    @Test func aMisspeltTopLevelKeyNamesItsLineAndTheLikelyKey() {
+        let text = Self.problem("server: {url: \"http://a:1\", token: t}\nstateDirectory: /tmp\nintervls:\n  present: 60\n")
+        #expect(text.contains("line 3") && text.contains("'intervls'") && text.contains("did you mean 'intervals'"), "\(text)")
+    }
+
+    @Test func aMisspeltNestedKeyNamesItsPath() {
+        let text = Self.problem("server:\n  url: http://a:1\n  tokn: t\n")
+        #expect(text.contains("line 3") && text.contains("'server.tokn'") && text.contains("did you mean 'token'"), "\(text)")
+    }
+
+    @Test func anUnknownKeyInAListItemNamesTheItem() {
+        let text = Self.problem("ownBikes:\n  - name: red\n    beacon: \"494E5445-4C4C-495F-524F-434B535F4857:20597:62207\"\n  - name: blue\n    beacon: \"494E5445-4C4C-495F-524F-434B535F4857:20597:1\"\n    zoen: near\n")
+        #expect(text.contains("line 6") && text.contains("'ownBikes[1].zoen'"), "\(text)")
+    }
+
+    @Test func aValueOfTheWrongTypeNamesItsLineAndWhatWasFound() {
+        let text = Self.problem("server: {url: \"http://a:1\", token: t}\nintervals:\n  present: soon\n")
+        #expect(text.contains("line 3") && text.contains("'intervals.present'") && text.contains("expected a number") && text.contains("'soon'"), "\(text)")
+    }
+
+    @Test func anEnumeratedValueListsTheChoices() {
+        let text = Self.problem("scanner:\n  backend: bluetooth\n")
+        #expect(text.contains("line 2") && text.contains("'scanner.backend'") && text.contains("expected one of dbus, hci"), "\(text)")
+    }
+
+    @Test func checkConfigAcceptsAGoodFileAndPointsAtABadOne() async throws {
+        let dir = try TestValues.temporaryDirectory()
+        let good = dir.appendingPathComponent("good.yaml").path
+        try "server: {url: \"http://127.0.0.1:9\", token: t}\nstateDirectory: \(dir.path)\n".write(toFile: good, atomically: true, encoding: .utf8)
+        let ok = try run("bikebeacon", ["sentinel", "--check-config", good])
+        #expect(ok.status == 0 && ok.stdout.contains("OK"), "\(ok.stderr)")
+
+        let bad = dir.appendingPathComponent("bad.yaml").path
+        try "server: {url: \"http://127.0.0.1:9\", token: t}\nscanner:\n  backnd: hci\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let refused = try run("bikebeacon", ["sentinel", "--check-config", bad])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains(bad) && refused.stderr.contains("line 3") && refused.stderr.contains("'scanner.backnd'"), "\(refused.stderr)")
+    }
+}
