@@ -220,12 +220,12 @@ import TestSupport
         let dir = try TestValues.temporaryDirectory()
         let good = dir.appendingPathComponent("good.yaml").path
         try "server: {url: \"http://127.0.0.1:9\", token: t}\nstateDirectory: \(dir.path)\n".write(toFile: good, atomically: true, encoding: .utf8)
-        let ok = try run("bikebeacon", ["sentinel", "--check-config", good])
+        let ok = try await run("bikebeacon", ["sentinel", "--check-config", good])
         #expect(ok.status == 0 && ok.stdout.contains("OK"), "\(ok.stderr)")
 
         let bad = dir.appendingPathComponent("bad.yaml").path
         try "server: {url: \"http://127.0.0.1:9\", token: t}\nscanner:\n  backnd: hci\n".write(toFile: bad, atomically: true, encoding: .utf8)
-        let refused = try run("bikebeacon", ["sentinel", "--check-config", bad])
+        let refused = try await run("bikebeacon", ["sentinel", "--check-config", bad])
         #expect(refused.status == 2)
         #expect(refused.stderr.contains(bad) && refused.stderr.contains("line 3") && refused.stderr.contains("'scanner.backnd'"), "\(refused.stderr)")
     }
