@@ -38,7 +38,7 @@ let package = Package(
         .target(
             name: "Owners",
             dependencies: [
-                "Beacon", "Proximity", "Durable", "ServerClient", "BikebeaconAPI",
+                "Beacon", "Proximity", "Regions", "Tracking", "Durable", "ServerClient", "BikebeaconAPI",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
@@ -72,6 +72,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // A throwaway bikebeacon-server child on a free loopback port: the demo's, and the tests' free port.
+        .target(name: "LocalServer", dependencies: ["ServerClient", .product(name: "NIOHTTP1", package: "swift-nio")]),
         // The daemon's durable edges: missing-list sync and cache, outbox, reporter.
         .target(
             name: "Sentinel",
@@ -106,7 +108,7 @@ let package = Package(
             name: "bikebeacon",
             dependencies: [
                 "Beacon", "Proximity", "Regions", "Registry", "Scanning", "Captures", "HCI", "Tracking", "Analysis", "Sentinel",
-                "Owners", "ServerClient", "BikebeaconAPI",
+                "Owners", "ServerClient", "BikebeaconAPI", "LocalServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -149,7 +151,7 @@ let package = Package(
         .testTarget(name: "RegistryTests", dependencies: ["Registry", "Beacon", "Benchmarks"]),
         .testTarget(name: "RegionsTests", dependencies: ["Regions", "Analysis", "Benchmarks", "TestSupport", "bikebeacon"]),
         .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Captures", "HCI", "Beacon", "Benchmarks", "TestSupport", "bikebeacon"]),
-        .testTarget(name: "OwnersTests", dependencies: ["Owners", "Beacon", "Proximity", "TestSupport", "bikebeacon", "bikebeacon-server"]),
+        .testTarget(name: "OwnersTests", dependencies: ["Owners", "Beacon", "Proximity", "Tracking", "Captures", "LocalServer", "TestSupport", "bikebeacon", "bikebeacon-server"]),
         .testTarget(
             name: "DBusScannerTests",
             dependencies: ["Beacon", "DBus", "Scanning", "TestSupport", "bikebeacon", .product(name: "Logging", package: "swift-log")]
@@ -159,7 +161,7 @@ let package = Package(
         .testTarget(
             name: "SentinelTests",
             dependencies: [
-                "Sentinel", "Durable", "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "TestSupport", "ServerClient", "BikebeaconAPI",
+                "Sentinel", "Durable", "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "TestSupport", "ServerClient", "BikebeaconAPI", "LocalServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

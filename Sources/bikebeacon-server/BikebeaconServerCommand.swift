@@ -60,7 +60,7 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let logger = Logger(label: "bikebeacon-server")
         let db = try await database.open(logger: logger)
-        logger.info("database \(db.url) ready")
+        logger.info("database ready", metadata: ["database": "\(db.url)"])
         let options = ServerOptions(host: host, port: port, bcryptCost: bcryptCost,
                                     sentinelRateLimit: RateLimit(perSecond: sentinelRate, burst: sentinelRate * 3))
         do {

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import LocalServer
 import Testing
 import TestSupport
 
@@ -12,7 +13,7 @@ struct LoginCommandTests {
     static var beacon: [String: Any] { ["uuid": "494E5445-4C4C-495F-524F-434B535F4857", "major": 20596, "minor": 25984] }
 
     @Test func loginStoresAPrivateTokenAndRangeFindsTheAccountsBike() async throws {
-        let server = try await LocalServer.start()
+        let server = try await AccountServer.start()
         defer { server.stop() }
         let config = try temporaryDirectory()
         let environment = ["XDG_CONFIG_HOME": config]
@@ -56,16 +57,16 @@ struct LoginCommandTests {
 }
 
 /// bikebeacon-server on a free loopback port with a fresh SQLite database.
-struct LocalServer {
+struct AccountServer {
     let process: SpawnedProcess
     let base: String
 
-    static func start() async throws -> LocalServer {
+    static func start() async throws -> AccountServer {
         let directory = try temporaryDirectory()
-        let port = Int.random(in: 20_000..<60_000)
+        let port = try LocalServer.freePort()
         let process = try SpawnedProcess([Paths.executable("bikebeacon-server").path, "serve", "--host", "127.0.0.1", "--port", String(port),
                                           "--database", "sqlite://\(directory)/server.sqlite"], output: directory + "/server.log")
-        let server = LocalServer(process: process, base: "http://127.0.0.1:\(port)")
+        let server = AccountServer(process: process, base: "http://127.0.0.1:\(port)")
         for _ in 0..<150 {
             if let (status, _) = try? await server.call("GET", "/healthz"), status == 200 { return server }
             try await Task.sleep(for: .milliseconds(200))

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import LocalServer
 import NIOCore
 import Registry
 import Testing
@@ -66,7 +67,7 @@ import TestSupport
 
     @Test func servesMetricsThenStopsCleanlyOnSIGTERMKeepingTheQueue() async throws {
         let dir = try Self.stateDirectory(missing: [TestValues.bike(SentinelCoreTests.missing)])
-        let port = try ServerHarness.freePort()
+        let port = try LocalServer.freePort()
         let process = Process()
         process.executableURL = Paths.executable("bikebeacon")
         let config = try Self.config(dir, extra: "metrics: {port: \(port)}")
