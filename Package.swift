@@ -119,7 +119,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Beacon", "Registry", "BikebeaconAPI",
+                "Beacon", "Registry", "Durable", "BikebeaconAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),

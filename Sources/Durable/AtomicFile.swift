@@ -37,11 +37,25 @@ public enum AtomicFile {
             }
         }
         if failure == nil, fchmod(fd, permissions) != 0 { failure = .cannotWrite(path: temporary, step: "chmod", errno: errno) }
-        if failure == nil, fsync(fd) != 0 { failure = .cannotWrite(path: temporary, step: "fsync", errno: errno) }
         close(fd)
         if let failure {
             unlink(temporary)
             throw failure
+        }
+        try commit(temporary, to: path)
+    }
+
+    /// Makes a fully written `temporary` file the new `path`: fsync it, rename it over `path`,
+    /// fsync the directory. For files written by others (SQLite's `VACUUM INTO`, a copy).
+    public static func commit(_ temporary: String, to path: String) throws(AtomicFileError) {
+        let fd = open(temporary, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .cannotWrite(path: temporary, step: "open", errno: errno) }
+        let synced = fsync(fd) == 0
+        let code = errno
+        close(fd)
+        guard synced else {
+            unlink(temporary)
+            throw .cannotWrite(path: temporary, step: "fsync", errno: code)
         }
         guard rename(temporary, path) == 0 else {
             let code = errno

@@ -8,7 +8,7 @@ struct BikebeaconServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bikebeacon-server",
         abstract: "The bikebeacon server: owners, bikes, the missing list and sightings over HTTP.",
-        subcommands: [Serve.self, Sentinels.self])
+        subcommands: [Serve.self, Sentinels.self, Backup.self, Restore.self])
 }
 
 /// `--database URL`, shared by every subcommand.
@@ -76,7 +76,7 @@ struct Serve: AsyncParsableCommand {
 
 struct Sentinels: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Enrol, list and revoke sentinels.", subcommands: [Add.self, List.self, Revoke.self])
+        abstract: "Enrol, list, rotate and revoke sentinels.", subcommands: [Add.self, List.self, Rotate.self, Revoke.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Enrol a sentinel; prints its token as the last line.")

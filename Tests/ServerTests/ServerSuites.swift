@@ -17,6 +17,7 @@ struct SQLiteServerTests {
     @Test func replicasShareTheDatabase() async throws { try await ReplicaScenarios.sharedDatabase(.sqlite) }
     @Test func health() async throws { try await OpsScenarios.health(.sqlite) }
     @Test func metricsAndOpenAPI() async throws { try await OpsScenarios.metricsAndOpenAPI(.sqlite) }
+    @Test func backupWhilePosting() async throws { try await BackupScenarios.backupWhilePosting(.sqlite) }
 }
 
 @Suite("Server on PostgreSQL", .enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
@@ -35,4 +36,5 @@ struct PostgresServerTests {
     @Test func replicasShareTheDatabase() async throws { try await ReplicaScenarios.sharedDatabase(.postgres) }
     @Test func health() async throws { try await OpsScenarios.health(.postgres) }
     @Test func metricsAndOpenAPI() async throws { try await OpsScenarios.metricsAndOpenAPI(.postgres) }
+    @Test func backupWhilePosting() async throws { try await BackupScenarios.backupWhilePosting(.postgres) }
 }
