@@ -98,7 +98,7 @@ struct DemoCommand: AsyncParsableCommand {
     private func decode<T: Decodable>(_ data: Data) throws -> T { try JSONDecoder().decode(T.self, from: data) }
 
     static func table(_ sightings: [SightingRecord]) -> String {
-        let line = { (cells: [String]) in "  " + zip(cells, [19, 9, 10, 8, 5]).map { pad($0, $1) }.joined(separator: " ") + " " + (cells.last ?? "") }
+        let line = { (cells: [String]) in "  " + zip(cells, [19, 9, 10, 8, 5]).map { $0.padded(to: $1) }.joined(separator: " ") + " " + (cells.last ?? "") }
         let rows = sightings.map { s in
             line([clock(s.time), s.event, s.zone, s.distance.map { String(format: "%.1f m", $0) } ?? "?", String(s.rssi), s.sentinel])
         }
@@ -115,8 +115,6 @@ struct DemoCommand: AsyncParsableCommand {
         guard let best = sightings.map(\.zone).min(by: { (zones.firstIndex(of: $0) ?? 9) < (zones.firstIndex(of: $1) ?? 9) }) else { return "" }
         return "at closest \(best)"
     }
-
-    private static func pad(_ s: String, _ width: Int) -> String { s + String(repeating: " ", count: max(0, width - s.count)) }
 }
 
 private struct Empty: Encodable {}
