@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
     ],
     targets: [
         // Pure core: no I/O, time is an input.
@@ -115,11 +116,23 @@ let package = Package(
             ]
         ),
 
+        // Email: an SMTP client on SwiftNIO (no SMTP package is available) and MIME rendering.
+        .target(
+            name: "Mail",
+            dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+
         // The HTTP server: accounts, bikes, missing list, sightings, notifications.
         .target(
             name: "Server",
             dependencies: [
-                "Beacon", "Registry", "Durable", "BikebeaconAPI",
+                "Beacon", "Registry", "Durable", "BikebeaconAPI", "Mail",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -139,7 +152,8 @@ let package = Package(
         .executableTarget(
             name: "bikebeacon-server",
             dependencies: [
-                "Server",
+                "Server", "Mail",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -167,6 +181,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        .testTarget(name: "MailTests", dependencies: ["Mail", "TestSupport", .product(name: "NIOSSL", package: "swift-nio-ssl")]),
         .testTarget(
             name: "BikebeaconAPITests",
             dependencies: ["BikebeaconAPI", "Beacon", "Registry", "TestSupport", .product(name: "Yams", package: "Yams")]
@@ -175,6 +190,7 @@ let package = Package(
             name: "ServerTests",
             dependencies: [
                 "Server", "Beacon", "BikebeaconAPI", "TestSupport", "bikebeacon-server",
+                "Mail", .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

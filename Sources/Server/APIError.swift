@@ -26,6 +26,8 @@ public struct APIError: Error, HTTPResponseError, Sendable {
 
     static let unauthenticated = APIError(.unauthorized, "unauthenticated",
         "send 'Authorization: Bearer TOKEN' with a valid token", headers: [.wwwAuthenticate: "Bearer"])
+    static let sessionEnded = APIError(.unauthorized, "session_ended",
+        "your session has ended (logged out, revoked or expired); log in again")
     static let ownerOnly = APIError(.forbidden, "forbidden", "this endpoint needs an owner's session token")
     static let sentinelOnly = APIError(.forbidden, "forbidden", "this endpoint needs a sentinel token")
     static let bikeNotFound = APIError(.notFound, "not_found", "no such bike")

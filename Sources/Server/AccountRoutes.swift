@@ -17,11 +17,14 @@ enum AccountRoutes {
             guard let id = try await state.accounts.create(email: email, passwordHash: hash, now: state.now) else {
                 throw APIError(.conflict, "email_taken", "an account with this email exists; log in instead")
             }
+            if state.options.requireVerifiedEmail {
+                try await AccountMailRoutes.sendVerification(accountID: id, email: email, state: state)
+            }
             return try JSONResponse.make(Account(id: id, email: email), status: .created)
         }
 
         router.post("/v1/sessions") { request, context in
-            let credentials = try await JSONResponse.decode(Credentials.self, from: request, context: context)
+            let credentials = try await JSONResponse.decode(LogIn.self, from: request, context: context)
             let email = try normalised(email: credentials.email)
             let now = state.now
             let throttle = state.options.loginThrottle
@@ -42,14 +45,25 @@ enum AccountRoutes {
                 throw APIError(.unauthorized, "invalid_credentials", "email or password is wrong")
             }
             try await state.accounts.clearFailedLogins(email: email)
+            try await AccountMailRoutes.checkVerified(accountID: account.id, state: state)
             let token = Tokens.make(prefix: Tokens.ownerPrefix)
-            try await state.accounts.createSession(accountID: account.id, tokenDigest: Tokens.digest(token), now: now)
-            return try JSONResponse.make(Token(token: token))
+            let cookie = credentials.cookie == true
+            let session = try await state.sessions.create(accountID: account.id, tokenDigest: Tokens.digest(token), kind: cookie ? .cookie : .token,
+                                                          userAgent: request.headers[.userAgent], now: now)
+            guard cookie else { return try JSONResponse.make(Token(token: token)) }
+            let policy = state.options.sessions
+            var response = try JSONResponse.make(SessionRoutes.json(session, policy: policy, current: true))
+            SessionCookie.set(on: &response, token: token, maxAgeSeconds: Int(policy.lifetimeMilliseconds / 1000),
+                              secure: SessionCookie.isSecure(request))
+            return response
         }
 
-        callers.delete("/v1/sessions") { _, context in
-            try await state.accounts.deleteSession(tokenDigest: try context.owner().sessionDigest)
-            return Response(status: .noContent)
+        callers.delete("/v1/sessions") { request, context in
+            let owner = try context.owner()
+            _ = try await state.sessions.delete(id: owner.sessionID, accountID: owner.accountID)
+            var response = Response(status: .noContent)
+            if owner.viaCookie { SessionCookie.clear(on: &response, secure: SessionCookie.isSecure(request)) }
+            return response
         }
 
         callers.get("/v1/account") { _, context in
@@ -64,6 +78,7 @@ enum AccountRoutes {
             guard let url = URL(string: body.url), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
                   url.host?.isEmpty == false, body.url.count <= 2000
             else { throw APIError.invalid("'url' must be an absolute http or https URL") }
+            try await PushRoutes.checkTarget(host: url.host ?? "", field: "url", state: state)
             let webhook = AccountStore.Webhook(url: body.url, secret: Tokens.make(prefix: "whsec_"))
             try await state.accounts.setWebhook(accountID: accountID, webhook)
             return try JSONResponse.make(Webhook(url: webhook.url, secret: webhook.secret))

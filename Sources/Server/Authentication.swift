@@ -7,18 +7,22 @@ public enum Caller: Sendable {
     case sentinel(Sentinel)
 }
 
-/// An owner logged in through one session; the digest identifies that session (to log it out).
+/// An owner logged in through one session: its id (to log it out, or mark it current), and
+/// whether it came as the dashboard's cookie (whose log-out also clears the cookies).
 public struct OwnerSession: Sendable, Equatable {
     public var accountID: String
-    public var sessionDigest: String
+    public var sessionID: String
+    public var viaCookie: Bool
 }
 
 /// Authentication in one place: the routes that need a caller are registered on the group this
 /// returns, whose authenticators attach the caller to the request context. Another way of
-/// logging in (a cookie session) is one more authenticator added here; routes do not change.
+/// logging in (the dashboard's cookie session) is one more authenticator added here; routes do not change.
 enum Authentication {
     static func group(_ router: Router<AppContext>, state: ServerState) -> RouterGroup<AppContext> {
-        router.group().add(middleware: BearerAuthenticator(database: state.database))
+        router.group()
+            .add(middleware: BearerAuthenticator(database: state.database))
+            .add(middleware: CookieAuthenticator(database: state.database, policy: state.options.sessions, now: state.options.now))
     }
 }
 
@@ -39,10 +43,11 @@ struct BearerAuthenticator: AuthenticatorMiddleware {
             }
             return .sentinel(sentinel)
         }
+        // A cookie session's token is only good as a cookie: as a bearer it would dodge its expiry and the CSRF check.
         guard token.hasPrefix(Tokens.ownerPrefix),
-              let accountID = try await AccountStore(database: database).account(sessionDigest: digest)
+              let session = try await SessionStore(database: database).find(tokenDigest: digest), session.kind == .token
         else { return nil }
-        return .owner(OwnerSession(accountID: accountID, sessionDigest: digest))
+        return .owner(OwnerSession(accountID: session.accountID, sessionID: session.id, viaCookie: false))
     }
 
     /// The token of a `Bearer` authorization (the scheme is case-insensitive, RFC 9110 §11.1).
@@ -52,6 +57,38 @@ struct BearerAuthenticator: AuthenticatorMiddleware {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         let token = parts[1].trimmingCharacters(in: .whitespaces)
         return token.isEmpty ? nil : token
+    }
+}
+
+/// The dashboard's `bb_session` cookie, when the request has no bearer token. The session must be
+/// live by `SessionPolicy`, and a request that changes something must pass `SessionCookie`'s CSRF
+/// check; an unknown or ended session is a 401 that says so, so the page can ask to log in again.
+struct CookieAuthenticator: AuthenticatorMiddleware {
+    typealias Context = AppContext
+    let database: Database
+    let policy: SessionPolicy
+    let now: @Sendable () -> Int64
+
+    func authenticate(request: Request, context: AppContext) async throws -> Caller? {
+        guard context.identity == nil, request.headers[.authorization] == nil,
+              let token = request.cookies[SessionCookie.session]?.value, !token.isEmpty
+        else { return nil }
+        let sessions = SessionStore(database: database)
+        guard let session = try await sessions.find(tokenDigest: Tokens.digest(token)), session.kind == .cookie else {
+            throw APIError.sessionEnded
+        }
+        let now = now()
+        guard policy.isLive(created: session.createdMilliseconds, lastUsed: session.lastUsedMilliseconds, now: now) else {
+            _ = try await sessions.delete(id: session.id, accountID: session.accountID)
+            throw APIError.sessionEnded
+        }
+        if !SessionCookie.isSafe(request.method), let refusal = SessionCookie.forgeryRefusal(request, sessionToken: token) {
+            throw APIError(.forbidden, "csrf", refusal)
+        }
+        if policy.needsTouch(lastUsed: session.lastUsedMilliseconds, now: now) {
+            try await sessions.touch(id: session.id, now: now)
+        }
+        return .owner(OwnerSession(accountID: session.accountID, sessionID: session.id, viaCookie: true))
     }
 }
 

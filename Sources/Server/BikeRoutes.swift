@@ -48,6 +48,7 @@ enum BikeRoutes {
                 let owner = try context.owner().accountID
                 guard let bike = try await state.bikes.setMissing(id: try bikeID(context), owner: owner, missing: missing, now: state.now)
                 else { throw APIError.bikeNotFound }
+                if !missing { await state.broker.published(to: [owner]) }
                 return try JSONResponse.make(bike)
             }
         }

@@ -26,9 +26,9 @@ enum SentinelRoutes {
 
         router.post("/v1/sightings") { request, context in
             let sentinel = try context.sentinel()
-            guard await state.sentinelLimiter.allow(sentinel.id, now: state.now) else {
-                throw APIError(.tooManyRequests, "rate_limited", "this sentinel sends too often; wait a second and send larger batches",
-                               headers: [.retryAfter: "1"])
+            if let wait = try await state.sentinelLimiter.retryAfter(sentinel.id, now: state.now) {
+                throw APIError(.tooManyRequests, "rate_limited", "this sentinel sends too often; wait \(wait) s and send larger batches",
+                               headers: [.retryAfter: "\(wait)"])
             }
             let batch = try await JSONResponse.decode(SightingBatch<LenientSightingItem>.self, from: request, context: context)
             guard batch.sightings.count <= SightingBatch<SightingItem>.maxItems else {

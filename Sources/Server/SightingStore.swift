@@ -25,6 +25,7 @@ struct SightingCursor: Sendable, Equatable {
 /// Sightings in the database: idempotent batch ingest and owners' paged reads.
 struct SightingStore: Sendable {
     let database: Database
+    let notifications: NotificationDispatcher
 
     struct IngestResult: Sendable {
         var accepted: Int
@@ -77,6 +78,10 @@ struct SightingStore: Sendable {
                     time: Timestamp.format(milliseconds: s.time), beacon: s.beacon, zone: s.zone, rssi: s.rssi,
                     distance: s.distance, sentinel: sentinel.name, latitude: sentinel.latitude, longitude: sentinel.longitude)
                 try await EventStore.append(event, account: bike.ownerID, now: now, in: db)
+                try await notifications.offer(OwnerNotification(
+                    event: s.event == .departed ? .departed : .arrived, bikeId: bike.id, bikeName: bike.name, ownerId: bike.ownerID,
+                    place: sentinel.name, latitude: sentinel.latitude, longitude: sentinel.longitude,
+                    time: event.time, zone: s.zone), now: now, in: db)
                 notified.insert(bike.ownerID)
             }
             return IngestResult(accepted: inserted.count, duplicates: sightings.count - rejected.count - inserted.count,

@@ -48,7 +48,17 @@ import Yams
     static let event = NotificationEvent(type: "sighting", sightingId: "s1", bikeId: "b1", bikeName: "Commuter", event: "arrived",
                                          time: "2026-11-21T10:00:00.000Z", beacon: beacon, zone: "near", rssi: -67, distance: 2.5,
                                          sentinel: "Cafe Rosa", latitude: 52.0907, longitude: 5.1214)
+    static let subscription = PushSubscription(id: "p1", endpoint: "https://fcm.googleapis.com/fcm/send/abc",
+                                               createdAt: "2026-11-21T09:00:00.000Z")
+    static let notification = OwnerNotification(event: .arrived, bikeId: "b1", bikeName: "Commuter", ownerId: "a1",
+                                                place: "Cafe Rosa", latitude: 52.0907, longitude: 5.1214,
+                                                time: "2026-11-21T10:00:00.000Z", zone: "near", count: 2)
     static let missing = MissingBeacon(MissingBike(beacon: beacon, description: description))
+
+    static let session = Session(id: "s1", kind: "cookie", createdAt: "2026-11-21T09:00:00.000Z", lastUsedAt: "2026-11-21T10:00:00.000Z",
+                                 expiresAt: "2026-11-28T10:00:00.000Z", userAgent: "Mozilla/5.0 (X11; Linux x86_64)", current: true)
+    static let cliSession = Session(id: "s2", kind: "token", createdAt: "2026-11-20T09:00:00.000Z", lastUsedAt: "2026-11-20T09:00:00.000Z",
+                                    expiresAt: nil, userAgent: nil, current: false)
 
     static let samples: [Sample] = {
         var noDistance = item
@@ -64,6 +74,10 @@ import Yams
             Sample("Credentials", Credentials(email: "ana@example.org", password: "correct horse battery")),
             Sample("Account", Account(id: "a1", email: "ana@example.org")),
             Sample("Token", Token(token: "bbo_abc")),
+            Sample("LogIn", LogIn(email: "ana@example.org", password: "correct horse battery", cookie: true),
+                   minimal: LogIn(email: "ana@example.org", password: "correct horse battery")),
+            Sample("Session", session, minimal: cliSession),
+            Sample("SessionList", SessionList(sessions: [session])),
             Sample("WebhookRequest", WebhookRequest(url: "https://hooks.example.org/bike")),
             Sample("Webhook", Webhook(url: "https://hooks.example.org/bike", secret: "whsec_abc")),
             Sample("Beacon", beacon),
@@ -80,10 +94,30 @@ import Yams
             Sample("Rejection", Rejection(id: item.id, reason: "'zone' must be immediate, near, far or unknown")),
             Sample("SightingResult", SightingResult(accepted: 1, duplicates: 0, rejected: [Rejection(id: "x", reason: "'id' must be a UUID")])),
             Sample("Sighting", record, minimal: recordWithoutDistance),
+            Sample("AccountExport", AccountExport(account: Account(id: "a1", email: "ana@example.org"), createdAt: "2026-11-20T09:00:00.000Z",
+                                                  exportedAt: "2026-11-22T09:00:00.000Z", webhookUrl: "https://hooks.example.org/bike",
+                                                  bikes: [bike], sightings: [record]),
+                   minimal: AccountExport(account: Account(id: "a1", email: "ana@example.org"), createdAt: "2026-11-20T09:00:00.000Z",
+                                          exportedAt: "2026-11-22T09:00:00.000Z", webhookUrl: nil, bikes: [], sightings: [])),
+            Sample("AccountDeletion", AccountDeletion(password: "correct horse battery")),
             Sample("SightingPage", SightingPage(sightings: [record], nextCursor: "1763719500000~s1"),
                    minimal: SightingPage(sightings: [], nextCursor: nil)),
             Sample("NotificationEvent", event, minimal: eventWithoutDistance),
             Sample("Health", Health(status: "ok", database: "sqlite")),
+            Sample("PushKey", PushKey(publicKey: "BP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A8")),
+            Sample("PushSubscriptionRequest", PushSubscriptionRequest(
+                endpoint: "https://fcm.googleapis.com/fcm/send/abc",
+                keys: .init(p256dh: "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4",
+                            auth: "BTBZMqHH6r4Tts7J_aSIgg"))),
+            Sample("PushSubscriptionCreated", PushSubscriptionCreated(id: "p1")),
+            Sample("PushSubscription", subscription),
+            Sample("PushSubscriptionList", PushSubscriptionList(subscriptions: [subscription])),
+            Sample("NotificationSettings", NotificationSettings(push: true, email: false)),
+            Sample("NotificationSettingsChange", NotificationSettingsChange(push: false, email: true),
+                   minimal: NotificationSettingsChange(push: false)),
+            Sample("PushPayload", notification, minimal: OwnerNotification(
+                event: .recovered, bikeId: "b1", bikeName: "Commuter", ownerId: "a1", place: nil, latitude: nil, longitude: nil,
+                time: "2026-11-21T11:00:00.000Z", zone: nil)),
         ]
     }()
 
@@ -130,6 +164,7 @@ import Yams
         #expect(enumeration("Sighting", "event") == SightingEvent.allCases.map(\.rawValue))
         #expect(enumeration("SightingItem", "zone") == SightingZones.all)
         #expect(enumeration("NotificationEvent", "zone") == SightingZones.all)
+        #expect(enumeration("PushPayload", "event") == OwnerNotification.Event.allCases.map(\.rawValue))
     }
 
     /// The checker itself: a field the spec does not name, a wrong type, a missing required field.

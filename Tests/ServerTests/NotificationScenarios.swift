@@ -50,7 +50,8 @@ enum NotificationScenarios {
     }
 
     static func webhookDelivery(_ backend: Backend) async throws {
-        let harness = try await Harness.make(backend)
+        // The receiver is on loopback, which only --allow-private-targets permits.
+        let harness = try await Harness.make(backend, options: Harness.testOptions { $0.allowPrivateTargets = true })
         let (_, sentinel) = try await harness.sentinel("cafe", latitude: 52.52, longitude: 13.405)
         let receiver = Receiver(failFirst: 2)
         try await receiverApp(receiver).test(.live) { receiverClient in
@@ -89,6 +90,7 @@ enum NotificationScenarios {
     static func webhookSurvivesRestart(_ backend: Backend) async throws {
         let harness = try await Harness.make(backend, options: Harness.testOptions {
             $0.webhookBackoff = Backoff(baseMilliseconds: 50, capMilliseconds: 100, maxAttempts: 1000)
+            $0.allowPrivateTargets = true
         })
         let (_, sentinel) = try await harness.sentinel("cafe")
         let receiver = Receiver(failFirst: 0)

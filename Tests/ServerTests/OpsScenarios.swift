@@ -38,7 +38,7 @@ enum OpsScenarios {
             #expect(spec.status == .ok)
             let yaml = String(buffer: spec.body)
             #expect(yaml.hasPrefix("openapi: 3.1.0"))
-            for path in ["/v1/accounts:", "/v1/sessions:", "/v1/bikes/{id}/sightings:", "/v1/missing:", "/v1/sightings:", "/v1/events:"] {
+            for path in ["/v1/accounts:", "/v1/sessions:", "/v1/account/sessions:", "/v1/account/sessions/{id}:", "/v1/bikes/{id}/sightings:", "/v1/missing:", "/v1/sightings:", "/v1/events:"] {
                 #expect(yaml.contains(path), "openapi.yaml lacks \(path)")
             }
         }

@@ -81,9 +81,18 @@ enum SightingScenarios {
             #expect(try await client.send(.post, "/v1/sightings", token: garage, json: empty).status == .ok)
             let limited = try await client.send(.post, "/v1/sightings", token: garage, json: empty)
             expectError(limited, .tooManyRequests, "rate_limited")
-            #expect(limited.headers[.retryAfter] == "1")
+            // One token per 100 s: the sentinel is told to come back when the next one is there.
+            #expect(limited.headers[.retryAfter] == "100")
             // The limit is per sentinel.
             #expect(try await client.send(.post, "/v1/sightings", token: cafe, json: empty).status == .ok)
+            // …and shared by every replica on the database: a second server does not refill the bucket.
+            let replica = try await BikebeaconServer.makeApplication(database: harness.database, options: harness.options, logger: Harness.logger)
+            try await replica.test(.router) { inner in
+                let other = Client(inner: inner)
+                expectError(try await other.send(.post, "/v1/sightings", token: garage, json: empty), .tooManyRequests, "rate_limited")
+                #expect(try await other.send(.post, "/v1/sightings", token: cafe, json: empty).status == .ok)
+                expectError(try await client.send(.post, "/v1/sightings", token: cafe, json: empty), .tooManyRequests, "rate_limited")
+            }
         }
     }
 }
