@@ -56,7 +56,8 @@ struct LoginCommandTests {
     }
 }
 
-/// bikebeacon-server on a free loopback port with a fresh SQLite database.
+/// bikebeacon-server on a free loopback port with a fresh SQLite database; bcrypt cost 4, so a
+/// loaded machine does not time the test's requests out hashing passwords.
 struct AccountServer {
     let process: SpawnedProcess
     let base: String
@@ -65,7 +66,7 @@ struct AccountServer {
         let directory = try temporaryDirectory()
         let port = try LocalServer.freePort()
         let process = try SpawnedProcess([Paths.executable("bikebeacon-server").path, "serve", "--host", "127.0.0.1", "--port", String(port),
-                                          "--database", "sqlite://\(directory)/server.sqlite"], output: directory + "/server.log")
+                                          "--database", "sqlite://\(directory)/server.sqlite", "--bcrypt-cost", "4"], output: directory + "/server.log")
         let server = AccountServer(process: process, base: "http://127.0.0.1:\(port)")
         for _ in 0..<150 {
             if let (status, _) = try? await server.call("GET", "/healthz"), status == 200 { return server }
