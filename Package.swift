@@ -61,6 +61,17 @@ let package = Package(
             dependencies: ["Beacon", "DBus", "Captures", "HCI", .product(name: "Logging", package: "swift-log")]
         ),
 
+        // A small MQTT 3.1.1 publishing client (no MQTT package is among the usable ones).
+        .target(
+            name: "MQTT",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+
         // Files replaced atomically and durably: the sentinel's state, the owner's config.
         .target(name: "Durable"),
         // The one HTTP client stack for talking to a bikebeacon server (AsyncHTTPClient): sentinel, owner CLI, demo.
@@ -79,7 +90,7 @@ let package = Package(
         .target(
             name: "Sentinel",
             dependencies: [
-                "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Durable", "ServerClient", "BikebeaconAPI",
+                "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Durable", "ServerClient", "BikebeaconAPI", "MQTT",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -161,6 +172,15 @@ let package = Package(
 
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport", "bikebeacon"]),
+        .testTarget(
+            name: "MQTTTests",
+            dependencies: [
+                "MQTT", "Benchmarks", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Beacon", "Proximity", "Regions", "Registry"]),
         .testTarget(name: "RegistryTests", dependencies: ["Registry", "Beacon", "Benchmarks"]),
         .testTarget(name: "RegionsTests", dependencies: ["Regions", "Analysis", "Benchmarks", "TestSupport", "bikebeacon"]),

@@ -19,7 +19,9 @@ public enum AtomicFileError: Error, CustomStringConvertible, Sendable {
 /// never a torn file.
 public enum AtomicFile {
     /// `permissions` are set exactly (not filtered by the umask): 0o600 keeps a session token private.
-    public static func write(_ data: Data, to path: String, permissions: mode_t = 0o644) throws(AtomicFileError) {
+    /// `durable: false` skips both fsyncs, for files a power cut may lose (a status rewritten every
+    /// few seconds): still never torn, but no forced write to an SD card.
+    public static func write(_ data: Data, to path: String, permissions: mode_t = 0o644, durable: Bool = true) throws(AtomicFileError) {
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, permissions)
         guard fd >= 0 else { throw .cannotWrite(path: temporary, step: "open", errno: errno) }
@@ -42,26 +44,30 @@ public enum AtomicFile {
             unlink(temporary)
             throw failure
         }
-        try commit(temporary, to: path)
+        try commit(temporary, to: path, durable: durable)
     }
 
-    /// Makes a fully written `temporary` file the new `path`: fsync it, rename it over `path`,
-    /// fsync the directory. For files written by others (SQLite's `VACUUM INTO`, a copy).
-    public static func commit(_ temporary: String, to path: String) throws(AtomicFileError) {
-        let fd = open(temporary, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .cannotWrite(path: temporary, step: "open", errno: errno) }
-        let synced = fsync(fd) == 0
-        let code = errno
-        close(fd)
-        guard synced else {
-            unlink(temporary)
-            throw .cannotWrite(path: temporary, step: "fsync", errno: code)
+    /// Makes a fully written `temporary` file the new `path`: rename it over `path`, with an fsync of
+    /// the file before and of the directory after when `durable`. For files others write too
+    /// (SQLite's `VACUUM INTO`).
+    public static func commit(_ temporary: String, to path: String, durable: Bool = true) throws(AtomicFileError) {
+        if durable {
+            let fd = open(temporary, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw .cannotWrite(path: temporary, step: "open", errno: errno) }
+            let synced = fsync(fd) == 0
+            let code = errno
+            close(fd)
+            guard synced else {
+                unlink(temporary)
+                throw .cannotWrite(path: temporary, step: "fsync", errno: code)
+            }
         }
         guard rename(temporary, path) == 0 else {
             let code = errno
             unlink(temporary)
             throw .cannotWrite(path: path, step: "rename", errno: code)
         }
+        guard durable else { return }
         let directory = (path as NSString).deletingLastPathComponent
         let dirfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dirfd >= 0 else { throw .cannotWrite(path: directory, step: "open directory", errno: errno) }

@@ -10,13 +10,14 @@ indirect enum ConfigurationSchema: Sendable {
     static let sentinelFile: ConfigurationSchema = .mapping([
         "server": .mapping(["url": .value, "token": .value, "timeout": .value]),
         "stateDirectory": .value,
+        "statusDirectory": .value,
         "scanner": .mapping(["backend": .value, "adapter": .value]),
         "intervals": .mapping(["listRefresh": .value, "present": .value]),
         "outbox": .mapping(["maxRows": .value, "batchSize": .value]),
         "ownBikes": .list(of: .mapping(["name": .value, "beacon": .value, "zone": .value])),
         "alarm": .mapping(["webhook": .value, "command": .value]),
         "metrics": .mapping(["host": .value, "port": .value]),
-        "mqtt": .mapping(["url": .value, "prefix": .value, "discovery": .value, "espresense": .value]),
+        "mqtt": .mapping(["url": .value, "prefix": .value, "discovery": .value, "espresense": .value, "name": .value, "caFile": .value]),
     ])
 
     /// Throws for the first key the schema does not know, naming its line and the likely intended key.

@@ -18,6 +18,11 @@ public actor MissingListSync {
     private var etag: String?
     /// When the server last confirmed the list held; nil if it never has (nothing loaded).
     public private(set) var confirmedAt: Double?
+    /// When the saved copy's `confirmedAt` was last written.
+    private var savedConfirmationAt: Double?
+    /// An unchanged list is saved again only this often (to keep its age after a restart honest
+    /// to the hour): rewriting the whole list every refresh would wear an SD card.
+    public static let unchangedSaveInterval: Double = 3600
 
     public init(source: any MissingListSource, cache: MissingListCache, logger: Logger = Logger(label: "bikebeacon.missing-list")) {
         self.source = source
@@ -29,6 +34,13 @@ public actor MissingListSync {
     /// used and its age logged; returns whether the server answered.
     @discardableResult
     public func start(now: Double) async -> Bool {
+        loadSaved(now: now)
+        return await confirm(now: now)
+    }
+
+    /// The saved list only, no network: a live sentinel scans with it at once while `confirm`
+    /// asks the server.
+    public func loadSaved(now: Double) {
         switch cache.load(now: now) {
         case .absent:
             logger.info("no saved missing list yet", metadata: ["path": "\(cache.path)"])
@@ -39,10 +51,16 @@ public actor MissingListSync {
             registry = MissingRegistry(version: snapshot.version, bikes: snapshot.bikes)
             etag = snapshot.etag
             confirmedAt = snapshot.confirmedAt
+            savedConfirmationAt = snapshot.confirmedAt
             logger.info("loaded the saved missing list",
                         metadata: ["version": "\(snapshot.version)", "bikes": "\(snapshot.bikes.count)",
                                    "ageSeconds": "\(Int(now - snapshot.confirmedAt))"])
         }
+    }
+
+    /// Tries the server once after `loadSaved`; logs what the sentinel goes on with if it is away.
+    @discardableResult
+    public func confirm(now: Double) async -> Bool {
         do {
             try await refresh(now: now)
             return true
@@ -92,7 +110,9 @@ public actor MissingListSync {
             }
         }
         confirmedAt = now
-        save(now: now)
+        if outcome != .unchanged || now - (savedConfirmationAt ?? -.infinity) >= Self.unchangedSaveInterval {
+            save(now: now)
+        }
         if outcome != .unchanged {
             logger.info("missing list updated", metadata: ["version": "\(registry.version)", "bikes": "\(registry.count)"])
         }
@@ -127,6 +147,7 @@ public actor MissingListSync {
         let snapshot = MissingListSnapshot(version: registry.version, etag: etag, confirmedAt: now, bikes: registry.bikes)
         do {
             try cache.save(snapshot)
+            savedConfirmationAt = now
         } catch {
             logger.error("could not save the missing list; the list in memory stays in use", metadata: ["error": "\(error)"])
         }

@@ -26,8 +26,11 @@ public struct SentinelConfiguration: Equatable, Sendable {
 
     public var serverURL: String
     public var token: String
-    /// Holds the outbox, the saved missing list and the status file.
+    /// Holds the outbox and the saved missing list (and the status files, unless `statusDirectory`).
     public var stateDirectory: String
+    /// Where `status.json` and `metrics.prom` go, rewritten every few seconds: a tmpfs (the unit's
+    /// `/run/bikebeacon`) spares an SD card. Nil: the state directory.
+    public var statusDirectory: String?
     public var backend: Backend = .dbus
     public var adapter: String?
     /// Seconds between missing-list refreshes (jittered ±10 %).
@@ -46,6 +49,8 @@ public struct SentinelConfiguration: Equatable, Sendable {
     public var alarmWebhook: String?
     /// Program and arguments run with the alarm JSON on stdin.
     public var alarmCommand: [String]?
+    /// Publish presence to an MQTT broker (Home Assistant, ESPresense); nil: no MQTT.
+    public var mqtt: MQTTSettings?
 
     public init(serverURL: String, token: String, stateDirectory: String) {
         self.serverURL = serverURL
@@ -62,14 +67,19 @@ public struct SentinelConfiguration: Equatable, Sendable {
         struct Bike: Decodable { var name: String; var beacon: String; var zone: Zone? }
         struct Alarm: Decodable { var webhook: String?; var command: [String]? }
         struct Metrics: Decodable { var host: String?; var port: Int? }
+        struct MQTT: Decodable {
+            var url: String; var prefix: String?; var discovery: String?; var espresense: Bool?; var name: String?; var caFile: String?
+        }
         var server: Server?
         var stateDirectory: String?
+        var statusDirectory: String?
         var scanner: Scanner?
         var intervals: Intervals?
         var outbox: OutboxSettings?
         var ownBikes: [Bike]?
         var alarm: Alarm?
         var metrics: Metrics?
+        var mqtt: MQTT?
     }
 
     /// Reads `yaml` and applies `environment` on top.
@@ -77,6 +87,7 @@ public struct SentinelConfiguration: Equatable, Sendable {
         let file = try decodeStrictly(yaml)
         var c = SentinelConfiguration(serverURL: file.server?.url ?? "", token: file.server?.token ?? "",
                                       stateDirectory: file.stateDirectory ?? "/var/lib/bikebeacon")
+        c.statusDirectory = file.statusDirectory
         c.requestTimeout = file.server?.timeout ?? 10
         c.backend = file.scanner?.backend ?? .dbus
         c.adapter = file.scanner?.adapter
@@ -94,9 +105,12 @@ public struct SentinelConfiguration: Equatable, Sendable {
             }
             return OwnBike(name: bike.name, beacon: beacon, zone: bike.zone)
         }
+        c.mqtt = file.mqtt.map(MQTTSettings.init(file:))
+        if let v = environment["BIKEBEACON_MQTT_URL"] { c.mqtt = c.mqtt.map { $0.with(url: v) } ?? MQTTSettings(url: v) }
         if let v = environment["BIKEBEACON_SERVER_URL"] { c.serverURL = v }
         if let v = environment["BIKEBEACON_TOKEN"] { c.token = v }
         if let v = environment["BIKEBEACON_STATE_DIRECTORY"] { c.stateDirectory = v }
+        if let v = environment["BIKEBEACON_STATUS_DIRECTORY"] { c.statusDirectory = v }
         if let v = environment["BIKEBEACON_ADAPTER"] { c.adapter = v }
         if let v = environment["BIKEBEACON_BACKEND"] {
             guard let backend = Backend(rawValue: v) else { throw ConfigurationError.invalid("BIKEBEACON_BACKEND must be dbus or hci, not '\(v)'") }
@@ -185,5 +199,6 @@ public struct SentinelConfiguration: Equatable, Sendable {
         }
         if let metricsPort, !(1...65535).contains(metricsPort) { throw ConfigurationError.invalid("metrics.port must be 1…65535") }
         if let alarmCommand, alarmCommand.isEmpty { throw ConfigurationError.invalid("alarm.command must name a program") }
+        try mqtt?.validate(bikes: ownBikes)
     }
 }

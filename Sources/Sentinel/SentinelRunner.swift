@@ -44,10 +44,13 @@ public enum SentinelRunner {
         // A webhook peer or alarm command that closes early must not kill the daemon.
         signal(SIGPIPE, SIG_IGN)
         let state = configuration.stateDirectory
-        do {
-            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-        } catch {
-            throw ConfigurationError.invalid("cannot create the state directory \(state): \(error.localizedDescription)")
+        let statusDirectory = configuration.statusDirectory ?? state
+        for directory in [state, statusDirectory] {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw ConfigurationError.invalid("cannot create the state directory \(directory): \(error.localizedDescription)")
+            }
         }
         let server = ServerConnection(baseURL: configuration.serverURL, token: configuration.token,
                                       timeout: .milliseconds(Int64(configuration.requestTimeout * 1000)))
@@ -58,10 +61,14 @@ public enum SentinelRunner {
         let sync = MissingListSync(source: HTTPMissingListSource(server: server),
                                    cache: MissingListCache(path: state + "/missing-list.json"), logger: logger.labelled("bikebeacon.missing-list"))
         let stats = Stats(startedAt: now())
+        let mqtt = try configuration.mqtt.map {
+            try MQTTBridge(settings: $0, bikes: configuration.ownBikes, stateDirectory: state, logger: logger.labelled("bikebeacon.mqtt"))
+        }
         let summary: Summary
         do {
             summary = try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await reporter.run(sleep: { try await Task.sleep(for: .seconds($0)) }) }
+                if let mqtt { group.addTask { await mqtt.run() } }
                 if let port = configuration.metricsPort {
                     group.addTask {
                         do {
@@ -77,7 +84,7 @@ public enum SentinelRunner {
                 }
                 group.addTask {
                     while !Task.isCancelled {
-                        await writeStatus(state: state, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger)
+                        await writeStatus(directory: statusDirectory, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger)
                         try await Task.sleep(for: .seconds(5))
                     }
                 }
@@ -86,17 +93,25 @@ public enum SentinelRunner {
                 case .flush:
                     created = 0
                 case let .live(scanner), let .replay(scanner):
-                    await sync.start(now: now())
-                    group.addTask {
-                        await sync.run(interval: configuration.listRefreshInterval, clock: now, sleep: { try await Task.sleep(for: .seconds($0)) })
-                    }
                     var isReplay = false
                     if case .replay = source { isReplay = true }
+                    // Live, scanning starts at once with the saved list while the server is asked
+                    // (start-up must not wait on the network); a replay, over in moments, needs
+                    // the server's answer first.
+                    await sync.loadSaved(now: now())
+                    if isReplay { await sync.confirm(now: now()) }
+                    group.addTask {
+                        if !isReplay { await sync.confirm(now: now()) }
+                        await sync.run(interval: configuration.listRefreshInterval, clock: now, sleep: { try await Task.sleep(for: .seconds($0)) })
+                    }
                     created = try await scan(scanner, replay: isReplay, configuration: configuration, outbox: outbox, sync: sync,
-                                             stats: stats, group: &group, logger: logger)
+                                             stats: stats, mqtt: mqtt, group: &group, logger: logger)
                 }
                 if case .live = source {} else {
                     try await waitUntilDrained(outbox, timeout: drainTimeout)
+                    if let mqtt, await !mqtt.client.flush(timeout: .seconds(drainTimeout)) {
+                        logger.warning("not every MQTT message reached the broker before the end", metadata: ["broker": "\(mqtt.settings.broker.map { "\($0)" } ?? "")"])
+                    }
                 }
                 group.cancelAll()
                 let queued = try await outbox.count()
@@ -108,18 +123,18 @@ public enum SentinelRunner {
             }
         } catch {
             // Cancelled (SIGTERM) or failed: the last status is still written, outside the cancelled task.
-            await Task { await writeStatus(state: state, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger) }.value
+            await Task { await writeStatus(directory: statusDirectory, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger) }.value
             try? await outbox.close()
             throw error
         }
-        await writeStatus(state: state, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger)
+        await writeStatus(directory: statusDirectory, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger)
         try await outbox.close()
         return summary
     }
 
     /// Feeds advertisements (and, live, clock ticks) through the core; returns sightings created.
     private static func scan(_ scanner: any Scanning.Scanner, replay: Bool, configuration: SentinelConfiguration, outbox: Outbox,
-                             sync: MissingListSync, stats: Stats, group: inout ThrowingTaskGroup<Void, any Error>,
+                             sync: MissingListSync, stats: Stats, mqtt: MQTTBridge?, group: inout ThrowingTaskGroup<Void, any Error>,
                              logger: Logger) async throws -> Int {
         var core = SentinelCore(ownBikes: configuration.ownBikes, registry: await sync.registry,
                                 sighting: .init(presentInterval: configuration.presentInterval))
@@ -128,7 +143,9 @@ public enum SentinelRunner {
         var alarms: [Task<Void, Never>] = []
         var lastTime = 0.0
         var lastListCheck = now()
-        func deliver(_ out: SentinelCore.Output) async throws {
+        var presence = mqtt?.presence()
+        /// `heard`: the advertisement the output came from, if any; `time`: when, if not `lastTime`.
+        func deliver(_ out: SentinelCore.Output, heard advertisement: Advertisement? = nil, at time: Double? = nil) async throws {
             for sighting in out.sightings {
                 try await outbox.append(sighting)
                 created += 1
@@ -142,13 +159,19 @@ public enum SentinelRunner {
                 if alarms.count > 16 { await alarms.removeFirst().value }
             }
             if !out.sightings.isEmpty { await stats.created(out.sightings.count) }
+            let estimate = advertisement.flatMap { core.estimate(of: $0.beacon, at: $0.time) }
+            if let mqtt, let messages = presence?.step(advertisement: advertisement, estimate: estimate, output: out, time: time ?? lastTime),
+               !messages.isEmpty {
+                await mqtt.client.publish(messages)
+            }
         }
         func handle(_ input: Input) async throws {
             switch input {
             case let .advertisement(advertisement):
                 await stats.advertisement(matched: core.registry.contains(advertisement.beacon))
                 lastTime = max(lastTime, advertisement.time)
-                try await deliver(replay ? core.replay(advertisement, makeID: { UUID() }) : core.observe(advertisement, makeID: { UUID() }))
+                try await deliver(replay ? core.replay(advertisement, makeID: { UUID() }) : core.observe(advertisement, makeID: { UUID() }),
+                                  heard: advertisement)
             case let .tick(time):
                 lastTime = time
                 await stats.scanner(await scanner.counts())
@@ -162,10 +185,12 @@ public enum SentinelRunner {
                 if registry.version != core.registry.version { core.updateRegistry(registry, now: lastTime) }
             }
         }
+        // The moment start-up ends (`bench startup` waits for this line).
+        logger.info("scanning", metadata: ["source": "\(replay ? "replay" : "live")", "missingBikes": "\(core.registry.count)"])
         if replay {
             // A capture is read as fast as it is processed: nothing may be skipped.
             for try await advertisement in scanner.advertisements() { try await handle(.advertisement(advertisement)) }
-            try await deliver(core.finishReplay(makeID: { UUID() }))
+            try await deliver(core.finishReplay(makeID: { UUID() }), at: lastTime + core.flushHorizon)
         } else {
             // Live: advertisements and one-second ticks in one stream. If the core cannot keep
             // up, the oldest advertisements are dropped rather than memory growing.
@@ -211,13 +236,15 @@ public enum SentinelRunner {
         }
     }
 
-    private static func writeStatus(state: String, stats: Stats, outbox: Outbox, reporter: Reporter, sync: MissingListSync, logger: Logger) async {
+    /// Not durable: the status describes the running process, so a power cut may lose it, and an
+    /// fsync every few seconds would wear an SD card for nothing.
+    private static func writeStatus(directory: String, stats: Stats, outbox: Outbox, reporter: Reporter, sync: MissingListSync, logger: Logger) async {
         let status = await status(stats: stats, outbox: outbox, reporter: reporter, sync: sync)
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try AtomicFile.write(try encoder.encode(status), to: state + "/" + SentinelStatus.fileName)
-            try AtomicFile.write(Data(status.prometheus.utf8), to: state + "/" + SentinelStatus.metricsFileName)
+            try AtomicFile.write(try encoder.encode(status), to: directory + "/" + SentinelStatus.fileName, durable: false)
+            try AtomicFile.write(Data(status.prometheus.utf8), to: directory + "/" + SentinelStatus.metricsFileName, durable: false)
         } catch {
             logger.warning("cannot write the status file", metadata: ["error": "\(error)"])
         }

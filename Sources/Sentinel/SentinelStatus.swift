@@ -1,6 +1,6 @@
 import Foundation
 
-/// A running sentinel's health, written to the state directory every few seconds and read by
+/// A running sentinel's health, written to the status directory every few seconds and read by
 /// `bikebeacon status`. Also written as Prometheus text (`metrics.prom`) for node_exporter's
 /// textfile collector.
 public struct SentinelStatus: Codable, Equatable, Sendable {
@@ -25,6 +25,16 @@ public struct SentinelStatus: Codable, Equatable, Sendable {
 
     public static let fileName = "status.json"
     public static let metricsFileName = "metrics.prom"
+    /// The status directory the packaged unit gives the sentinel (`RuntimeDirectory=`, a tmpfs).
+    public static let systemdDirectory = "/run/bikebeacon"
+
+    /// Where a sentinel with this configuration keeps its status: the configured status
+    /// directory, else the unit's runtime directory if it holds one, else the state directory.
+    public static func path(for configuration: SentinelConfiguration) -> String {
+        let candidates = [configuration.statusDirectory, systemdDirectory, configuration.stateDirectory].compactMap { $0 }
+        let paths = candidates.map { $0 + "/" + fileName }
+        return paths.first { FileManager.default.fileExists(atPath: $0) } ?? paths[0]
+    }
 
     public var prometheus: String {
         let lines: [(String, String, String)] = [

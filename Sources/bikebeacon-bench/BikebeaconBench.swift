@@ -14,6 +14,8 @@ struct BikebeaconBench: AsyncParsableCommand {
             DecodeBenchCommand.self,
             ProximityBenchCommand.self,
             RawInsertBenchCommand.self,
+            SDCardBenchCommand.self,
+            StartupBenchCommand.self,
         ]
     )
 }

@@ -12,7 +12,7 @@ struct StatusCommand: AsyncParsableCommand {
     @Option(help: "The sentinel's YAML config file (for its state directory).")
     var config: String?
 
-    @Option(help: "The sentinel's state directory.")
+    @Option(help: "The directory holding the sentinel's status.json (default: its status directory, /run/bikebeacon under systemd, or its state directory).")
     var stateDirectory: String?
 
     @Flag(help: "Print the status as JSON.")
@@ -27,16 +27,15 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let directory: String
+        let path: String
         do {
-            directory = try stateDirectory
-                ?? (config.map { try SentinelConfiguration.load(path: $0, environment: environment) }
-                    ?? SentinelConfiguration.parse(yaml: "", environment: environment)).stateDirectory
+            path = try stateDirectory.map { $0 + "/" + SentinelStatus.fileName } ?? SentinelStatus.path(
+                for: config.map { try SentinelConfiguration.load(path: $0, environment: environment) }
+                    ?? SentinelConfiguration.parse(yaml: "", environment: environment))
         } catch {
             StandardError.line("bikebeacon status: \(error)")
             throw ExitCode(2)
         }
-        let path = directory + "/" + SentinelStatus.fileName
         guard let data = FileManager.default.contents(atPath: path) else {
             StandardError.line("bikebeacon status: no status at \(path); is a sentinel running with this state directory?")
             throw ExitCode.failure

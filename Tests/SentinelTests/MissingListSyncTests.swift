@@ -43,6 +43,25 @@ import Testing
         #expect(await sync.age(now: TestValues.t0 + 300) == 0)
     }
 
+    /// An SD card is not rewritten every refresh for a list that did not change; the saved age
+    /// is still refreshed hourly, so a restart does not think the list older than an hour.
+    @Test func anUnchangedListIsSavedAgainOnlyHourly() async throws {
+        let server = FakeMissingList(bikes: [TestValues.bike(TestValues.intel)])
+        let cache = try makeCache()
+        let sync = MissingListSync(source: server, cache: cache)
+        await sync.start(now: TestValues.t0)
+        func savedAt() -> Double? {
+            guard case let .loaded(saved) = cache.load(now: TestValues.t0) else { return nil }
+            return saved.confirmedAt
+        }
+        for minutes in stride(from: 5.0, through: 55, by: 5) {
+            #expect(try await sync.refresh(now: TestValues.t0 + minutes * 60) == .unchanged)
+        }
+        #expect(savedAt() == TestValues.t0)
+        #expect(try await sync.refresh(now: TestValues.t0 + 3600) == .unchanged)
+        #expect(savedAt() == TestValues.t0 + 3600)
+    }
+
     @Test func appliesDeltas() async throws {
         let server = FakeMissingList(bikes: [TestValues.bike(TestValues.intel)])
         let cache = try makeCache()

@@ -145,7 +145,26 @@ import TestSupport
         #expect(withEnv.status == 0, "\(withEnv.stderr)")
     }
 
+<<<<<<< HEAD
     @Test func statusWithoutASentinelSaysSo() async throws {
+=======
+    /// The packaged unit keeps the status files on a tmpfs (statusDirectory), away from the SD
+    /// card that holds the state; `status --config` finds them there.
+    @Test func statusFilesGoToTheStatusDirectory() async throws {
+        let dir = try Self.stateDirectory(missing: [TestValues.bike(SentinelCoreTests.missing)])
+        let statusDirectory = dir.appendingPathComponent("run").path
+        let config = try Self.config(dir, extra: "statusDirectory: \(statusDirectory)")
+        let result = try await run("bikebeacon", ["sentinel", "--config", config, "--replay", Self.capture, "--drain-timeout", "1"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: statusDirectory + "/metrics.prom"))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("status.json").path))
+        let status = try await run("bikebeacon", ["status", "--config", config, "--max-age", "600"])
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stdout.contains("advertisements: 99"))
+    }
+
+    @Test func statusWithoutASentinelSaysSo() async throws {
+>>>>>>> ce30a75a588f6cedceb88a8eca240c5f2a31172a
         let dir = try TestValues.temporaryDirectory()
         let result = try await run("bikebeacon", ["status", "--state-directory", dir.path])
         #expect(result.status == 1)

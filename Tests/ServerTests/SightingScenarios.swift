@@ -72,6 +72,9 @@ enum SightingScenarios {
     static func sentinelRateLimit(_ backend: Backend) async throws {
         let harness = try await Harness.make(backend, options: Harness.testOptions {
             $0.sentinelRateLimit = RateLimit(perSecond: 0.01, burst: 2)
+            // A still clock: on a loaded machine seconds pass between requests and would refill the bucket.
+            let start = ServerOptions.wallClock()
+            $0.now = { start }
         })
         let (_, garage) = try await harness.sentinel("garage")
         let (_, cafe) = try await harness.sentinel("cafe")
