@@ -88,12 +88,8 @@ struct ProximityBenchTests {
         let good = try await run("bikebeacon-bench", ["proximity", "--data", Self.fixtures])
         #expect(good.status == 0, "\(good.stderr)")
         for method in ProximityMethod.allCases { #expect(good.stdout.contains(method.rawValue)) }
-<<<<<<< HEAD
-        let missing = try await run("bikebeacon-bench", ["proximity", "--data", "/nonexistent/rssi"])
-=======
         #expect(good.stdout.contains("leave one dataset out"))
         let missing = try await run("bikebeacon-bench", ["proximity", "--data", "/nonexistent/rssi"])
->>>>>>> ce30a75a588f6cedceb88a8eca240c5f2a31172a
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("no RSSI data at /nonexistent/rssi/herald"))
     }

@@ -145,9 +145,6 @@ import TestSupport
         #expect(withEnv.status == 0, "\(withEnv.stderr)")
     }
 
-<<<<<<< HEAD
-    @Test func statusWithoutASentinelSaysSo() async throws {
-=======
     /// The packaged unit keeps the status files on a tmpfs (statusDirectory), away from the SD
     /// card that holds the state; `status --config` finds them there.
     @Test func statusFilesGoToTheStatusDirectory() async throws {
@@ -164,7 +161,6 @@ import TestSupport
     }
 
     @Test func statusWithoutASentinelSaysSo() async throws {
->>>>>>> ce30a75a588f6cedceb88a8eca240c5f2a31172a
         let dir = try TestValues.temporaryDirectory()
         let result = try await run("bikebeacon", ["status", "--state-directory", dir.path])
         #expect(result.status == 1)
