@@ -36,7 +36,13 @@ let package = Package(
         .target(name: "Registry", dependencies: ["Beacon"]),
         .target(name: "Tracking", dependencies: ["Beacon", "Proximity", "Regions", "Registry"]),
         .target(name: "Analysis", dependencies: ["Beacon", "Proximity", "Regions"]),
-        .target(name: "Owners", dependencies: ["Beacon", "Proximity", "Durable"]),
+        .target(
+            name: "Owners",
+            dependencies: [
+                "Beacon", "Proximity", "Regions", "Tracking", "Durable", "ServerClient", "BikebeaconAPI",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         // The HTTP API's wire types (requests, responses, events): one definition for the server, the sentinel and the CLI.
         .target(name: "BikebeaconAPI", dependencies: ["Beacon", "Registry"]),
 
@@ -68,11 +74,23 @@ let package = Package(
 
         // Files replaced atomically and durably: the sentinel's state, the owner's config.
         .target(name: "Durable"),
+        // The one HTTP client stack for talking to a bikebeacon server (AsyncHTTPClient): sentinel, owner CLI, demo.
+        .target(
+            name: "ServerClient",
+            dependencies: [
+                "BikebeaconAPI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        // A throwaway bikebeacon-server child on a free loopback port: the demo's, and the tests' free port.
+        .target(name: "LocalServer", dependencies: ["ServerClient", .product(name: "NIOHTTP1", package: "swift-nio")]),
         // The daemon's durable edges: missing-list sync and cache, outbox, reporter.
         .target(
             name: "Sentinel",
             dependencies: [
-                "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Durable", "BikebeaconAPI", "MQTT",
+                "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Durable", "ServerClient", "BikebeaconAPI", "MQTT",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -104,7 +122,7 @@ let package = Package(
             name: "bikebeacon",
             dependencies: [
                 "Beacon", "Proximity", "Regions", "Registry", "Scanning", "Captures", "HCI", "Tracking", "Analysis", "Sentinel",
-                "Owners", "BikebeaconAPI",
+                "Owners", "ServerClient", "BikebeaconAPI", "LocalServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -169,7 +187,7 @@ let package = Package(
         .testTarget(name: "RegistryTests", dependencies: ["Registry", "Beacon", "Benchmarks"]),
         .testTarget(name: "RegionsTests", dependencies: ["Regions", "Analysis", "Benchmarks", "TestSupport", "bikebeacon"]),
         .testTarget(name: "ScanningTests", dependencies: ["Scanning", "Captures", "HCI", "Beacon", "Benchmarks", "TestSupport", "bikebeacon"]),
-        .testTarget(name: "OwnersTests", dependencies: ["Owners", "Beacon", "Proximity", "TestSupport", "bikebeacon", "bikebeacon-server"]),
+        .testTarget(name: "OwnersTests", dependencies: ["Owners", "Beacon", "Proximity", "Tracking", "Captures", "LocalServer", "TestSupport", "bikebeacon", "bikebeacon-server"]),
         .testTarget(
             name: "DBusScannerTests",
             dependencies: ["Beacon", "DBus", "Scanning", "TestSupport", "bikebeacon", .product(name: "Logging", package: "swift-log")]
@@ -179,7 +197,7 @@ let package = Package(
         .testTarget(
             name: "SentinelTests",
             dependencies: [
-                "Sentinel", "Durable", "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "TestSupport", "BikebeaconAPI",
+                "Sentinel", "Durable", "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "TestSupport", "ServerClient", "BikebeaconAPI", "LocalServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

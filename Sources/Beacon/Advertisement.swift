@@ -10,6 +10,10 @@ public struct Advertisement: Hashable, Sendable {
     /// Seconds since the Unix epoch, as stamped by the scanner or capture.
     public var time: Double
 
+    /// The RSSI a receiver can report, dBm (Core Spec v5.4, Vol 4, Part E, §7.7.65.2): the one
+    /// bound the HCI parser, the sentinel and the server's API all use.
+    public static let rssiRange: ClosedRange<Int> = -127...20
+
     public init(beacon: BeaconID, rssi: Int, measuredPower: Int?, address: BluetoothAddress?, time: Double) {
         self.beacon = beacon
         self.rssi = rssi

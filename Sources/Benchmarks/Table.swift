@@ -1,3 +1,5 @@
+import Beacon
+
 /// Plain-text tables for benchmark output.
 public enum Table {
     public static func render(header: [String], rows: [[String]]) -> String {
@@ -5,7 +7,7 @@ public enum Table {
         let widths = (0..<header.count).map { column in all.map { $0.count > column ? $0[column].count : 0 }.max() ?? 0 }
         return all.map { row in
             row.enumerated().map { column, cell in
-                column == 0 ? cell.padding(widths[column]) : cell.leftPadding(widths[column])
+                column == 0 ? cell.padded(to: widths[column]) : cell.leftPadded(to: widths[column])
             }.joined(separator: "  ")
         }.joined(separator: "\n")
     }
@@ -23,9 +25,4 @@ public func fmt(_ value: Double, _ decimals: Int) -> String {
     guard decimals > 0 else { return sign + String(whole) }
     let digits = String(fraction)
     return sign + String(whole) + "." + String(repeating: "0", count: decimals - digits.count) + digits
-}
-
-extension String {
-    func padding(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
-    func leftPadding(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
 }

@@ -42,8 +42,6 @@ public enum HCIEventParser {
     public static let leExtendedAdvertisingReport: UInt8 = 0x0D
     /// RSSI and TX power value meaning "not available".
     static let notAvailable: Int8 = 127
-    /// RSSI values a controller may report (Core Spec v5.4, Vol 4, Part E, §7.7.65.2).
-    static let rssiRange: ClosedRange<Int8> = -127...20
     /// Extended address type meaning "no address provided (anonymous advertisement)".
     static let anonymousAddressType: UInt8 = 0xFF
 
@@ -89,7 +87,7 @@ public enum HCIEventParser {
                 eventType: UInt16(fixed[s]),
                 addressType: fixed[s + 1],
                 address: BluetoothAddress(littleEndian: fixed[(s + 2)..<(s + 8)]),
-                rssi: rssiRange.contains(rssi) ? Int(rssi) : nil,
+                rssi: Advertisement.rssiRange.contains(Int(rssi)) ? Int(rssi) : nil,
                 txPower: nil,
                 data: data,
                 isComplete: true,
@@ -118,7 +116,7 @@ public enum HCIEventParser {
                 eventType: eventType,
                 addressType: addressType,
                 address: addressType == anonymousAddressType ? nil : BluetoothAddress(littleEndian: fixed[(s + 3)..<(s + 9)]),
-                rssi: rssiRange.contains(rssi) ? Int(rssi) : nil,
+                rssi: Advertisement.rssiRange.contains(Int(rssi)) ? Int(rssi) : nil,
                 txPower: txPower == notAvailable ? nil : Int(txPower),
                 data: data,
                 isComplete: dataStatus == 0,

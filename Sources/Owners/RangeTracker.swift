@@ -1,37 +1,43 @@
 import Beacon
 import Proximity
+import Regions
+import Tracking
 
-/// Follows one bike's beacon: feeds its advertisements to a `ProximityEstimator` and keeps the
-/// reading history the range view draws. Pure: time comes from the advertisements and callers.
+/// Follows one bike's beacon through the sentinel's own pipeline (`BeaconTracker`, the bike as
+/// an own-bike region), so what an owner sees is what a sentinel decides, and keeps the reading
+/// history the range view draws. Pure: time comes from the advertisements and callers.
 public struct RangeTracker: Sendable {
     public let beacon: BeaconID
     public private(set) var history: SignalHistory
-    private var estimator: ProximityEstimator
+    private var tracker: BeaconTracker
 
-    public init(beacon: BeaconID, estimator: ProximityEstimator = ProximityEstimator(), historyCapacity: Int = 120) {
+    public init(beacon: BeaconID, configuration: TrackerConfiguration = TrackerConfiguration(), historyCapacity: Int = 120) {
         self.beacon = beacon
-        self.estimator = estimator
-        self.history = SignalHistory(capacity: historyCapacity)
+        tracker = BeaconTracker(ownRegions: [Region(name: "range", beacon: beacon)], configuration: configuration)
+        history = SignalHistory(capacity: historyCapacity)
     }
 
     /// Seconds without a reading after which the estimator calls the beacon unknown.
-    public var staleAfter: Double { estimator.configuration.staleAfter }
+    public var staleAfter: Double { tracker.configuration.proximity.staleAfter }
 
     /// Records an advertisement of this bike's beacon; returns false (and ignores it) for any other beacon.
     @discardableResult
     public mutating func record(_ advertisement: Advertisement) -> Bool {
         guard advertisement.beacon == beacon else { return false }
-        let estimate = estimator.update(time: advertisement.time, rssi: Double(advertisement.rssi), measuredPower: advertisement.measuredPower.map(Double.init))
+        _ = tracker.observe(advertisement)
+        let estimate = tracker.estimate(of: beacon, at: advertisement.time)
         history.append(SignalSample(
             time: advertisement.time,
             rssi: advertisement.rssi,
-            filtered: estimate.filteredRSSI ?? Double(advertisement.rssi),
+            filtered: estimate?.filteredRSSI ?? Double(advertisement.rssi),
             measuredPower: advertisement.measuredPower
         ))
         return true
     }
 
+    /// The bike's estimate at `time`; before its first reading, the estimate of a beacon never heard.
     public func estimate(at time: Double) -> ProximityEstimate {
-        estimator.estimate(at: time)
+        tracker.estimate(of: beacon, at: time)
+            ?? ProximityEstimator(configuration: tracker.configuration.proximity).estimate(at: time)
     }
 }

@@ -61,14 +61,14 @@ private final class CaptureSession: Sendable {
                 while s.pending.isEmpty {
                     guard let packet = try s.reader?.next() else {
                         if let skipped = s.reader?.skippedPackets, skipped > 0 {
-                            logger.info("\(path): skipped \(skipped) packets on links that are not Bluetooth HCI")
+                            logger.info("skipped packets on links that are not Bluetooth HCI", metadata: ["capture": "\(path)", "skipped": "\(skipped)"])
                         }
                         s.reader = nil
                         return nil
                     }
                     let error = s.decoder.decode(h4: packet.h4, time: packet.time) { s.pending.append($0) }
                     if let error {
-                        logger.warning("\(path): skipped a malformed HCI event in the record at byte offset \(packet.offset): \(error)")
+                        logger.warning("skipped a malformed HCI event", metadata: ["capture": "\(path)", "offset": "\(packet.offset)", "error": "\(error)"])
                     }
                 }
                 return s.pending.removeFirst()

@@ -47,7 +47,7 @@ public final class HCIScanner: Scanner {
             var decoder = AdvertisementDecoder()
             return { packet, time in
                 if let error = decoder.decode(h4: packet, time: time, emit: { continuation.yield($0) }) {
-                    logger.warning("\(adapter): skipped a malformed HCI event: \(error)")
+                    logger.warning("skipped a malformed HCI event", metadata: ["adapter": "\(adapter)", "error": "\(error)"])
                 }
                 totals.set(decoder.counts)
             }
@@ -140,13 +140,13 @@ enum HCIScanLoop {
         try device.setScanParameters(active: active)
         try device.filterLEMetaEvents()
         try device.setScanEnable(true)
-        logger.info("\(adapter): raw HCI \(active ? "active" : "passive") scan started, duplicate filtering off")
+        logger.info("raw HCI scan started, duplicate filtering off", metadata: ["adapter": "\(adapter)", "scan": "\(active ? "active" : "passive")"])
         defer {
             do {
                 try device.setScanEnable(false)
-                logger.info("\(adapter): scanning disabled")
+                logger.info("scanning disabled", metadata: ["adapter": "\(adapter)"])
             } catch {
-                logger.error("\(adapter): could not disable scanning (\(error)); the controller may keep scanning until `sudo hciconfig \(adapter) reset`")
+                logger.error("could not disable scanning; the controller may keep scanning until `sudo hciconfig ADAPTER reset`", metadata: ["adapter": "\(adapter)", "error": "\(error)"])
             }
         }
         var buffer = [UInt8](repeating: 0, count: 1024)

@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import Registry
+import ServerClient
 
 /// What the server answered to a missing-list request.
 public enum MissingListAnswer: Equatable, Sendable {

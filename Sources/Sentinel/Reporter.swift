@@ -1,6 +1,7 @@
 import BikebeaconAPI
 import Foundation
 import Logging
+import ServerClient
 
 /// Moves sightings from the outbox to the server, deleting only what the server acknowledged.
 ///

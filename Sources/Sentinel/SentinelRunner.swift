@@ -7,6 +7,7 @@ import Foundation
 import Logging
 import Registry
 import Scanning
+import ServerClient
 import Tracking
 
 /// The daemon's imperative shell: Scanner → SentinelCore → Outbox → Reporter, with the

@@ -1,10 +1,10 @@
 #if canImport(FoundationEssentials)
-import BikebeaconAPI
 import FoundationEssentials
 #else
 import Foundation
 #endif
 import Beacon
+import BikebeaconAPI
 import Proximity
 import Regions
 
@@ -172,8 +172,8 @@ public struct SightingTracker: Sendable {
 
     private func sighting(_ id: UUID, _ beacon: BeaconID, _ event: SightingEvent, time: Double, firstSeen: Double, lastSeen: Double,
                           _ best: Best) -> Sighting {
-        // The API takes -127…20 dBm; HCI can report -128 ("not available") and stray positives.
+        // The API takes `Advertisement.rssiRange`; HCI can report -128 ("not available") and stray positives.
         Sighting(id: id, beacon: beacon, event: event, time: time, firstSeen: firstSeen, lastSeen: lastSeen,
-                 rssi: min(20, max(-127, best.rssi)), distance: best.distance, zone: best.zone)
+                 rssi: min(Advertisement.rssiRange.upperBound, max(Advertisement.rssiRange.lowerBound, best.rssi)), distance: best.distance, zone: best.zone)
     }
 }

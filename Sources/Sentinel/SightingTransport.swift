@@ -2,6 +2,7 @@ import BikebeaconAPI
 import Foundation
 import NIOCore
 import NIOHTTP1
+import ServerClient
 
 /// Where sightings go; the server over HTTP, or a stand-in in tests.
 public protocol SightingTransport: Sendable {

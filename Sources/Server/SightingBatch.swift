@@ -76,7 +76,7 @@ enum SightingValidation {
         guard let firstSeen = Timestamp.parse(item.firstSeen) else { return reject("'firstSeen' must be an RFC 3339 timestamp") }
         guard let lastSeen = Timestamp.parse(item.lastSeen) else { return reject("'lastSeen' must be an RFC 3339 timestamp") }
         guard firstSeen <= lastSeen else { return reject("'firstSeen' is after 'lastSeen'") }
-        guard (-127...20).contains(item.rssi) else { return reject("'rssi' must be -127…20 dBm") }
+        guard Advertisement.rssiRange.contains(item.rssi) else { return reject("'rssi' must be \(Advertisement.rssiRange.lowerBound)…\(Advertisement.rssiRange.upperBound) dBm") }
         if let distance = item.distance, !(distance.isFinite && distance >= 0) { return reject("'distance' must be a non-negative number of metres") }
         guard zones.contains(item.zone) else { return reject("'zone' must be immediate, near, far or unknown") }
         return .success(NewSighting(

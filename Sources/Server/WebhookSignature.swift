@@ -14,29 +14,8 @@ public enum WebhookSignature {
 
     /// Constant-time check of a received signature header.
     public static func verify(body: [UInt8], secret: String, header: String) -> Bool {
-        guard header.hasPrefix("sha256="), let mac = hexBytes(String(header.dropFirst("sha256=".count))) else { return false }
+        guard header.hasPrefix("sha256="), let mac = Hex.bytes(header.dropFirst("sha256=".count)) else { return false }
         return HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: body, using: SymmetricKey(data: Data(secret.utf8)))
-    }
-
-    static func hexBytes(_ text: String) -> [UInt8]? {
-        let chars = Array(text.utf8)
-        guard chars.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(chars.count / 2)
-        for i in stride(from: 0, to: chars.count, by: 2) {
-            guard let high = nibble(chars[i]), let low = nibble(chars[i + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
-    }
-
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 

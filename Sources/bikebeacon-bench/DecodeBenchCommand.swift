@@ -35,7 +35,7 @@ struct DecodeBenchCommand: AsyncParsableCommand {
         ]
         if FileManager.default.isExecutableFile(atPath: tshark) {
             let clock = Stopwatch()
-            let found = try Self.tsharkIBeacons(tshark, path)
+            let found = try Tshark.countIBeacons(executable: tshark, capture: path)
             let seconds = clock.seconds
             let tsharkRate = Double(found) / seconds
             rows = [
@@ -55,36 +55,5 @@ struct DecodeBenchCommand: AsyncParsableCommand {
     func row(_ name: String, _ count: Int, _ seconds: Double, baseline: Double?) -> [String] {
         let rate = Double(count) / seconds
         return [name, String(count), fmt(seconds, 2), fmt(rate, 0), baseline.map { fmt(rate / $0, 1) } ?? "n/a"]
-    }
-
-    /// Runs tshark the way SOURCE.txt counted the fixtures and counts iBeacon entries (data 0215…).
-    static func tsharkIBeacons(_ tshark: String, _ path: String) throws -> Int {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tshark)
-        process.arguments = ["-r", path, "-T", "fields", "-e", "btcommon.eir_ad.entry.data"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var count = 0
-        var carry: [UInt8] = []
-        while true {
-            let chunk = output.fileHandleForReading.readData(ofLength: 1 << 20)
-            if chunk.isEmpty { break }
-            carry += chunk
-            var start = 0
-            for (index, byte) in carry.enumerated() where byte == UInt8(ascii: "\n") {
-                count += countEntries(carry[start..<index])
-                start = index + 1
-            }
-            carry.removeFirst(start)
-        }
-        count += countEntries(carry[...])
-        process.waitUntilExit()
-        return count
-    }
-
-    static func countEntries(_ line: ArraySlice<UInt8>) -> Int {
-        line.split(separator: UInt8(ascii: ",")).filter { $0.starts(with: Array("0215".utf8)) }.count
     }
 }

@@ -1,13 +1,10 @@
 #if canImport(Glibc)
-import Captures
 import Glibc
 #endif
 import ArgumentParser
-import Beacon
 import Benchmarks
 import Foundation
 import Logging
-import Registry
 import Scanning
 import Sentinel
 
@@ -40,7 +37,7 @@ struct SentinelBenchCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let capture = directory.appendingPathComponent("street.btsnoop").path
-        let missing = try writeCapture(capture)
+        let missing = try SyntheticStreet.write(to: capture, advertisements: advertisements, beacons: beacons)
         let state = directory.appendingPathComponent("state").path
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         try MissingListCache(path: state + "/missing-list.json").save(
@@ -84,26 +81,6 @@ struct SentinelBenchCommand: AsyncParsableCommand {
         print(Table.render(header: ["elapsed s", "RSS MB"],
                            rows: stride(from: 0, to: samples.count, by: step).map { [fmt(samples[$0].0, 2), fmt(Double(samples[$0].1) / 1_048_576, 1)] }
                                + (samples.last.map { [[fmt($0.0, 2), fmt(Double($0.1) / 1_048_576, 1)]] } ?? [])))
-    }
-
-    /// Round robin over the beacons, 1 Hz each; returns the missing 1 %.
-    private func writeCapture(_ path: String) throws -> [MissingBike] {
-        let writer = try BtsnoopFileWriter(path: path)
-        let uuid = UUID(uuidString: "F7826DA6-4FA2-4E98-8024-BC5B71E0893E") ?? UUID()
-        func beacon(_ i: Int) -> BeaconID { BeaconID(uuid: uuid, major: UInt16(truncatingIfNeeded: i >> 16), minor: UInt16(truncatingIfNeeded: i)) }
-        let frames = (0..<beacons).map { i -> [UInt8] in
-            let data = IBeacon.advertisingData(for: beacon(i), measuredPower: -59)
-            let address: [UInt8] = [UInt8(truncatingIfNeeded: i), UInt8(truncatingIfNeeded: i >> 8), 0x33, 0x22, 0x11, 0xC0]
-            return [0x04, 0x3E, UInt8(12 + data.count), 0x02, 0x01, 0x00, 0x01] + address + [UInt8(data.count)] + data
-        }
-        for n in 0..<advertisements {
-            let i = n % beacons
-            let rssi = UInt8(bitPattern: Int8(-50 - (n * 7919) % 40))
-            try writer.append(h4: frames[i] + [rssi], time: 1_700_000_000 + Double(n) / Double(beacons))
-        }
-        return stride(from: 0, to: beacons, by: 100).map {
-            MissingBike(beacon: beacon($0), description: BikeDescription(make: "Trek", model: "FX 3", colour: "black"))
-        }
     }
 
     private func cpuSeconds() -> Double {

@@ -104,7 +104,9 @@ struct Serve: AsyncParsableCommand {
                                     allowPrivateTargets: allowPrivateTargets, vapidSubject: vapidSubject)
         options.mail = try mailOptions()
         options.requireVerifiedEmail = requireVerifiedEmail
-        if let mail = options.mail { logger.info("email through \(mail.smtp) from \(mail.from.address), links to \(mail.publicURL)") }
+        if let mail = options.mail {
+            logger.info("email enabled", metadata: ["smtp": "\(mail.smtp)", "from": "\(mail.from.address)", "links": "\(mail.publicURL)"])
+        }
         options.mapTiles = try tiles()
         options.leafletDirectory = leafletDirectory
         do {

@@ -14,13 +14,13 @@ enum AdvertisementOutput {
     static func tableRow(_ a: Advertisement) -> String {
         let power = a.measuredPower.map(String.init) ?? "?"
         return [
-            pad(timeText(a.time), 18),
-            pad(a.address?.description ?? "-", 18),
-            pad(a.beacon.uuid.uuidString, 37),
-            lpad(String(a.beacon.major), 5),
-            lpad(String(a.beacon.minor), 6),
-            lpad(power, 6),
-            lpad(String(a.rssi), 5),
+            timeText(a.time).padded(to: 18),
+            (a.address?.description ?? "-").padded(to: 18),
+            a.beacon.uuid.uuidString.padded(to: 37),
+            String(a.beacon.major).leftPadded(to: 5),
+            String(a.beacon.minor).leftPadded(to: 6),
+            power.leftPadded(to: 6),
+            String(a.rssi).leftPadded(to: 5),
         ].joined(separator: " ")
     }
 
@@ -38,6 +38,4 @@ enum AdvertisementOutput {
         return "\(seconds)." + String(repeating: "0", count: 6 - digits.count) + digits
     }
 
-    private static func pad(_ s: String, _ w: Int) -> String { s + String(repeating: " ", count: max(0, w - s.count)) }
-    private static func lpad(_ s: String, _ w: Int) -> String { String(repeating: " ", count: max(0, w - s.count)) + s }
 }

@@ -14,7 +14,7 @@ struct BikesCommand: AsyncParsableCommand {
         @Option(help: "The bikes file (default: $XDG_CONFIG_HOME/bikebeacon/bikes.json or ~/.config/bikebeacon/bikes.json).")
         var file: String?
 
-        func path() throws -> String { try BikeChoice.bikesFile(file) }
+        func path() throws -> String { try usage { try BikeChoice.bikesFile(file, environment: ProcessInfo.processInfo.environment) } }
     }
 
     struct Add: ParsableCommand {
@@ -31,7 +31,7 @@ struct BikesCommand: AsyncParsableCommand {
         func run() throws {
             let path = try location.path()
             var book = try BikesFile.load(path: path)
-            try book.add(Bike(name: name, beacon: try BikeChoice.beacon(beacon)))
+            try book.add(Bike(name: name, beacon: try usage { try BikeChoice.beacon(beacon) }))
             try BikesFile.save(book, path: path)
             guard let added = book.bikes.last else { return }
             print("added \(added.name) (\(added.beacon)) to \(path)")
@@ -51,7 +51,7 @@ struct BikesCommand: AsyncParsableCommand {
             } else {
                 Self.table(book.bikes)
             }
-            guard let session = try BikeChoice.session() else { return }
+            guard let session = try BikeChoice.session(environment: ProcessInfo.processInfo.environment) else { return }
             do {
                 let bikes = try await AccountClient(server: session.server).bikes(token: session.token)
                 print("\naccount bikes at \(session.server) (\(session.email)):")

@@ -2,10 +2,12 @@ import ArgumentParser
 import Beacon
 import BikebeaconAPI
 import Foundation
+import LocalServer
 import Logging
 import NIOHTTP1
 import Scanning
 import Sentinel
+import ServerClient
 
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -35,16 +37,16 @@ struct DemoCommand: AsyncParsableCommand {
     func run() async throws {
         guard let bikeBeacon = BeaconID(beacon) else { throw ValidationError("--beacon must be UUID:MAJOR:MINOR") }
         guard FileManager.default.fileExists(atPath: capture) else {
-            throw DemoError("no capture at \(capture): run the demo from the repository root, or pass --capture FILE")
+            throw LocalServerError("no capture at \(capture): run the demo from the repository root, or pass --capture FILE")
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bikebeacon-demo-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { if !keep { try? FileManager.default.removeItem(at: directory) } }
 
         say("bikebeacon demo: a missing bike found by a sentinel, end to end, no Bluetooth needed.\n")
-        let binary = try DemoServer.locateBinary()
-        let server = try DemoServer(binary: binary, directory: directory)
-        let sentinelToken = try DemoServer.enrolSentinel(binary: binary, database: server.database, name: Self.place.name,
+        let binary = try LocalServer.locateBinary()
+        let server = try LocalServer(binary: binary, directory: directory)
+        let sentinelToken = try LocalServer.enrolSentinel(binary: binary, database: server.database, name: Self.place.name,
                                                          latitude: Self.place.latitude, longitude: Self.place.longitude)
         try await server.start()
         defer { server.stop() }
@@ -78,7 +80,7 @@ struct DemoCommand: AsyncParsableCommand {
         let sightings = page.sightings.reversed()
         say(Self.table(Array(sightings)))
         guard let first = sightings.first, let last = sightings.last else {
-            throw DemoError("the sentinel reported no sighting of the missing bike; rerun with --verbose to see why")
+            throw LocalServerError("the sentinel reported no sighting of the missing bike; rerun with --verbose to see why")
         }
         say("\nFound: \(bike.name) was at \(first.sentinel) (\(first.latitude), \(first.longitude)) from \(Self.clock(first.firstSeen)) to \(Self.clock(last.lastSeen)) UTC, \(Self.closest(Array(sightings))).")
         if keep { say("Kept: \(directory.path) (server.log, demo.sqlite, sentinel/)") }
@@ -96,7 +98,7 @@ struct DemoCommand: AsyncParsableCommand {
     private func decode<T: Decodable>(_ data: Data) throws -> T { try JSONDecoder().decode(T.self, from: data) }
 
     static func table(_ sightings: [SightingRecord]) -> String {
-        let line = { (cells: [String]) in "  " + zip(cells, [19, 9, 10, 8, 5]).map { pad($0, $1) }.joined(separator: " ") + " " + (cells.last ?? "") }
+        let line = { (cells: [String]) in "  " + zip(cells, [19, 9, 10, 8, 5]).map { $0.padded(to: $1) }.joined(separator: " ") + " " + (cells.last ?? "") }
         let rows = sightings.map { s in
             line([clock(s.time), s.event, s.zone, s.distance.map { String(format: "%.1f m", $0) } ?? "?", String(s.rssi), s.sentinel])
         }
@@ -113,8 +115,6 @@ struct DemoCommand: AsyncParsableCommand {
         guard let best = sightings.map(\.zone).min(by: { (zones.firstIndex(of: $0) ?? 9) < (zones.firstIndex(of: $1) ?? 9) }) else { return "" }
         return "at closest \(best)"
     }
-
-    private static func pad(_ s: String, _ width: Int) -> String { s + String(repeating: " ", count: max(0, width - s.count)) }
 }
 
 private struct Empty: Encodable {}

@@ -30,8 +30,8 @@ struct LoginCommand: AsyncParsableCommand {
         let address = try email ?? Self.ask("Email: ", echo: true)
         let password = passwordStdin ? (readLine(strippingNewline: true) ?? "") : try Self.ask("Password: ", echo: false)
         let token = try await client.logIn(email: address, password: password)
-        try SessionFile.save(AccountSession(server: client.server.absoluteString, email: address, token: token), path: sessionPath)
-        print("logged in to \(client.server.absoluteString) as \(address); session saved in \(sessionPath)")
+        try SessionFile.save(AccountSession(server: client.server, email: address, token: token), path: sessionPath)
+        print("logged in to \(client.server) as \(address); session saved in \(sessionPath)")
     }
 
     /// Asks on the terminal; with `echo` off the typed password is not shown.

@@ -46,13 +46,18 @@ struct RangeCommand: AsyncParsableCommand {
 
     func validate() throws {
         if bike != nil, beacon != nil { throw ValidationError("pass either --bike or --beacon, not both") }
-        if let beacon { _ = try BikeChoice.beacon(beacon) }
+        if let beacon { _ = try usage { try BikeChoice.beacon(beacon) } }
         guard speed > 0, speed <= 1_000_000 else { throw ValidationError("--speed must be above 0 and at most 1000000") }
         if replay == nil, speed != 1 { throw ValidationError("--speed only applies with --replay FILE") }
     }
 
     func run() async throws {
-        let chosen = try await BikeChoice.resolve(bike: bike, beacon: beacon, bikesFile: bikesFile)
+        let environment = ProcessInfo.processInfo.environment
+        let chosen = try await usage {
+            try await BikeChoice.resolve(bike: bike, beacon: beacon, bikesFile: bikesFile, environment: environment) {
+                try await BikeChoice.accountBikes(environment: environment)
+            }
+        }
         let screen = Terminal.isTerminal(STDOUT_FILENO)
         let board = NoticeBoard()
         let logger = screen ? board.logger("bikebeacon.range") : StandardError.logger("bikebeacon.range")

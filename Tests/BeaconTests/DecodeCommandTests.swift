@@ -4,8 +4,8 @@ import Testing
 
 /// `bikebeacon decode` as a user runs it.
 struct DecodeCommandTests {
-    @Test func printsOneJSONObjectPerArgumentAndExitsZero() throws {
-        let result = try run("bikebeacon", [
+    @Test func printsOneJSONObjectPerArgumentAndExitsZero() async throws {
+        let result = try await run("bikebeacon", [
             "decode",
             "4c000215494e54454c4c495f524f434b535f48575075f2ffc2",
             "0201061aff4c000215b5b182c7eab14988aa99b5c1517008d90001641ac5",
@@ -17,8 +17,8 @@ struct DecodeCommandTests {
         ])
     }
 
-    @Test func notAnIBeaconGivesAnErrorObjectAndExitOne() throws {
-        let result = try run("bikebeacon", ["decode", "4c000215494e54454c4c495f524f434b535f48575075f2ff", "xyz", "020106"])
+    @Test func notAnIBeaconGivesAnErrorObjectAndExitOne() async throws {
+        let result = try await run("bikebeacon", ["decode", "4c000215494e54454c4c495f524f434b535f48575075f2ff", "xyz", "020106"])
         #expect(result.status == 1)
         #expect(result.lines.count == 3)
         for line in result.lines {
@@ -27,8 +27,8 @@ struct DecodeCommandTests {
         }
     }
 
-    @Test func implausiblePowerIsNull() throws {
-        let result = try run("bikebeacon", ["decode", "4c000215494e54454c4c495f524f434b535f48575075f2ff0c"])
+    @Test func implausiblePowerIsNull() async throws {
+        let result = try await run("bikebeacon", ["decode", "4c000215494e54454c4c495f524f434b535f48575075f2ff0c"])
         #expect(result.status == 0)
         #expect(result.stdout.contains(#""measuredPower": null"#))
     }

@@ -150,7 +150,7 @@ struct DBusScannerIntegrationTests {
             try await probe.waitUntilScanning()
             try await bus.restartBus()
             try await bus.waitFor("the lost-bus warning", within: 5) {
-                probe.logged("lost the connection to the system D-Bus: reconnecting every") == 1
+                probe.logged("lost the connection to the system D-Bus: reconnecting (is dbus running? systemctl status dbus) retryEvery=") == 1
             }
             try await probe.waitUntilScanning(times: 2)
             try await bus.control("add-device", "hci0", "C4:7C:8D:6A:00:0C", "-61", Self.intelli)
@@ -167,7 +167,7 @@ struct DBusScannerIntegrationTests {
 
             try await bus.control("remove-adapter", "hci0")
             try await bus.waitFor("the adapter-removed warning", within: 5) {
-                probe.logLines.contains { $0.hasPrefix("warning") && $0.contains("Bluetooth adapter hci0 was removed") }
+                probe.logLines.contains { $0.hasPrefix("warning") && $0.contains("Bluetooth adapter was removed: scanning paused until it returns; check the USB dongle or rfkill list adapter=hci0") }
             }
             try await bus.control("add-adapter", "hci0")
             try await probe.waitUntilScanning(times: 2)
@@ -176,7 +176,7 @@ struct DBusScannerIntegrationTests {
 
             try await bus.control("set-powered", "hci0", "false")
             try await bus.waitFor("the powered-off warning", within: 5) {
-                probe.logged("Bluetooth adapter hci0 is powered off: power it on with bluetoothctl power on") == 1
+                probe.logged("Bluetooth adapter is powered off: power it on with bluetoothctl power on (check rfkill list); waiting adapter=hci0") == 1
             }
             try await bus.control("set-powered", "hci0", "true")
             try await probe.waitUntilScanning(times: 3)

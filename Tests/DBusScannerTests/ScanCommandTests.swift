@@ -10,7 +10,7 @@ struct ScanCommandTests {
             try await bus.control("add-device", "hci0", "C4:7C:8D:6A:00:21", "-63", DBusScannerIntegrationTests.intelli)
             try await bus.control("add-device", "hci0", "11:22:33:44:55:21", "-80", "0x0006:0102")
             let before = Date().timeIntervalSince1970
-            let result = try await runDetached(["scan", "--json", "--duration", "1.5"], environment: bus.environment)
+            let result = try await run("bikebeacon", ["scan", "--json", "--duration", "1.5"], environment: bus.environment)
             #expect(result.status == 0, "stderr: \(result.stderr)")
             try #require(result.lines.count == 1, "stdout: \(result.stdout)")
             let object = try #require(
@@ -60,7 +60,7 @@ struct ScanCommandTests {
     @Test func bluetoothdNotRunningIsExplained() async throws {
         try await withMockBlueZ { bus in
             await bus.killMock()
-            let result = try await runDetached(["scan", "--duration", "0.5"], environment: bus.environment)
+            let result = try await run("bikebeacon", ["scan", "--duration", "0.5"], environment: bus.environment)
             #expect(result.status == 0)
             #expect(result.stderr.contains("bluetoothd is not running"))
             #expect(result.stderr.contains("systemctl start bluetooth"))
@@ -69,20 +69,11 @@ struct ScanCommandTests {
     }
 
     @Test func unreachableBusFailsWithAClearError() async throws {
-        let result = try await runDetached(
-            ["scan", "--duration", "1"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/bikebeacon-bus"]
+        let result = try await run(
+            "bikebeacon", ["scan", "--duration", "1"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/bikebeacon-bus"]
         )
         #expect(result.status == 1)
         #expect(result.stderr.contains("cannot connect to the system D-Bus"))
         #expect(result.stderr.contains("systemctl status dbus"))
-    }
-
-    /// `run` blocks while the child runs; keep that off the cooperative pool.
-    private func runDetached(_ arguments: [String], environment: [String: String]) async throws -> RunResult {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try run("bikebeacon", arguments, environment: environment) })
-            }
-        }
     }
 }

@@ -74,7 +74,8 @@ final class LogLines: Sendable {
     var all: [String] { lines.withLock { $0 } }
 }
 
-/// Keeps "level message" lines so tests can check what an operator would read.
+/// Keeps "level message key=value…" lines, as the stderr handler prints them, so tests can check
+/// what an operator would read.
 struct CapturingLogHandler: LogHandler {
     let lines: LogLines
     var logLevel = Logger.Level.debug
@@ -87,6 +88,7 @@ struct CapturingLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        lines.append("\(event.level) \(event.message)")
+        let values = metadata.merging(event.metadata ?? [:]) { $1 }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        lines.append(([String(describing: event.level), "\(event.message)"] + values).joined(separator: " "))
     }
 }

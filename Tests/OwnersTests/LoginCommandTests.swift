@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import LocalServer
 import Testing
 import TestSupport
 
@@ -12,19 +13,19 @@ struct LoginCommandTests {
     static var beacon: [String: Any] { ["uuid": "494E5445-4C4C-495F-524F-434B535F4857", "major": 20596, "minor": 25984] }
 
     @Test func loginStoresAPrivateTokenAndRangeFindsTheAccountsBike() async throws {
-        let server = try await LocalServer.start()
+        let server = try await AccountServer.start()
         defer { server.stop() }
         let config = try temporaryDirectory()
         let environment = ["XDG_CONFIG_HOME": config]
         let email = "ann@example.org", password = "correct horse battery"
         #expect(try await server.call("POST", "/v1/accounts", ["email": email, "password": password]).status == 201)
 
-        let wrong = try run("bikebeacon", ["login", server.base, "--email", email, "--password-stdin"], stdin: Data("nope nope\n".utf8), environment: environment)
+        let wrong = try await run("bikebeacon", ["login", server.base, "--email", email, "--password-stdin"], stdin: Data("nope nope\n".utf8), environment: environment)
         #expect(wrong.status != 0)
         #expect(wrong.stderr.contains("email or password is wrong"), "\(wrong.stderr)")
         #expect(!FileManager.default.fileExists(atPath: config + "/bikebeacon/session.json"), "a failed login stores nothing")
 
-        let login = try run("bikebeacon", ["login", server.base, "--email", email, "--password-stdin"], stdin: Data((password + "\n").utf8), environment: environment)
+        let login = try await run("bikebeacon", ["login", server.base, "--email", email, "--password-stdin"], stdin: Data((password + "\n").utf8), environment: environment)
         #expect(login.status == 0, "\(login.stderr)")
         #expect(login.stdout.contains("logged in to \(server.base) as \(email)"))
         let file = config + "/bikebeacon/session.json"
@@ -35,37 +36,38 @@ struct LoginCommandTests {
         let token = try #require(session["token"] as? String)
 
         #expect(try await server.call("POST", "/v1/bikes", ["name": "green", "beacon": Self.beacon], token: token).status == 201)
-        let range = try run("bikebeacon", ["range", "--bike", "green", "--replay", Paths.fixture("captures/govee-h5100.btsnoop").path, "--speed", "5000"], environment: environment)
+        let range = try await run("bikebeacon", ["range", "--bike", "green", "--replay", Paths.fixture("captures/govee-h5100.btsnoop").path, "--speed", "5000"], environment: environment)
         #expect(range.status == 0, "\(range.stderr)")
         #expect(range.lines.count >= 17 && range.lines.allSatisfy { $0.contains(#""bike":"green""#) })
-        let listed = try run("bikebeacon", ["bikes", "list"], environment: environment)
+        let listed = try await run("bikebeacon", ["bikes", "list"], environment: environment)
         #expect(listed.stdout.contains("account bikes at \(server.base) (\(email)):"))
         #expect(listed.stdout.contains("green  494E5445-4C4C-495F-524F-434B535F4857:20596:25984"))
-        let unknown = try run("bikebeacon", ["range", "--bike", "blue", "--replay", Paths.fixture("captures/govee-h5100.btsnoop").path], environment: environment)
+        let unknown = try await run("bikebeacon", ["range", "--bike", "blue", "--replay", Paths.fixture("captures/govee-h5100.btsnoop").path], environment: environment)
         #expect(unknown.stderr.contains("no bike called \"blue\": known bikes are \"green\""), "\(unknown.stderr)")
     }
 
-    @Test func unreachableServerAndBadURLAreClearErrors() throws {
+    @Test func unreachableServerAndBadURLAreClearErrors() async throws {
         let config = try temporaryDirectory()
-        let bad = try run("bikebeacon", ["login", "ftp://example.org", "--email", "a@example.org", "--password-stdin"], stdin: Data("x\n".utf8), environment: ["XDG_CONFIG_HOME": config])
+        let bad = try await run("bikebeacon", ["login", "ftp://example.org", "--email", "a@example.org", "--password-stdin"], stdin: Data("x\n".utf8), environment: ["XDG_CONFIG_HOME": config])
         #expect(bad.stderr.contains("is not a server URL"))
-        let down = try run("bikebeacon", ["login", "http://127.0.0.1:9", "--email", "a@example.org", "--password-stdin"], stdin: Data("x\n".utf8), environment: ["XDG_CONFIG_HOME": config])
+        let down = try await run("bikebeacon", ["login", "http://127.0.0.1:9", "--email", "a@example.org", "--password-stdin"], stdin: Data("x\n".utf8), environment: ["XDG_CONFIG_HOME": config])
         #expect(down.status != 0)
         #expect(down.stderr.contains("cannot reach http://127.0.0.1:9"), "\(down.stderr)")
     }
 }
 
-/// bikebeacon-server on a free loopback port with a fresh SQLite database.
-struct LocalServer {
+/// bikebeacon-server on a free loopback port with a fresh SQLite database; bcrypt cost 4, so a
+/// loaded machine does not time the test's requests out hashing passwords.
+struct AccountServer {
     let process: SpawnedProcess
     let base: String
 
-    static func start() async throws -> LocalServer {
+    static func start() async throws -> AccountServer {
         let directory = try temporaryDirectory()
-        let port = Int.random(in: 20_000..<60_000)
+        let port = try LocalServer.freePort()
         let process = try SpawnedProcess([Paths.executable("bikebeacon-server").path, "serve", "--host", "127.0.0.1", "--port", String(port),
-                                          "--database", "sqlite://\(directory)/server.sqlite"], output: directory + "/server.log")
-        let server = LocalServer(process: process, base: "http://127.0.0.1:\(port)")
+                                          "--database", "sqlite://\(directory)/server.sqlite", "--bcrypt-cost", "4"], output: directory + "/server.log")
+        let server = AccountServer(process: process, base: "http://127.0.0.1:\(port)")
         for _ in 0..<150 {
             if let (status, _) = try? await server.call("GET", "/healthz"), status == 200 { return server }
             try await Task.sleep(for: .milliseconds(200))

@@ -66,8 +66,8 @@ struct RangeCommandTests {
                 "the error is shown on the normal screen, after the view is gone")
     }
 
-    @Test func jsonLinesWhenPiped() throws {
-        let result = try run("bikebeacon", ["range", "--beacon", Self.beacon, "--replay", Self.capture, "--speed", "2000"])
+    @Test func jsonLinesWhenPiped() async throws {
+        let result = try await run("bikebeacon", ["range", "--beacon", Self.beacon, "--replay", Self.capture, "--speed", "2000"])
         #expect(result.status == 0, "\(result.stderr)")
         let reports = try result.lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
         let keys: Set<String> = ["event", "time", "bike", "beacon", "zone", "distance", "distanceUncertainty", "filteredRSSI", "rssi", "measuredPower", "lastHeard", "trend"]
@@ -95,22 +95,22 @@ struct RangeCommandTests {
         #expect(times == times.sorted(), "lines come in time order")
     }
 
-    @Test func choosesTheBikeByName() throws {
+    @Test func choosesTheBikeByName() async throws {
         let file = try temporaryDirectory() + "/bikes.json"
-        #expect(try run("bikebeacon", ["bikes", "add", "red", "--beacon", Self.beacon, "--file", file]).status == 0)
-        let named = try run("bikebeacon", ["range", "--bike", "red", "--bikes-file", file, "--replay", Self.capture, "--speed", "5000"])
+        #expect(try await run("bikebeacon", ["bikes", "add", "red", "--beacon", Self.beacon, "--file", file]).status == 0)
+        let named = try await run("bikebeacon", ["range", "--bike", "red", "--bikes-file", file, "--replay", Self.capture, "--speed", "5000"])
         #expect(named.status == 0, "\(named.stderr)")
         #expect(named.lines.count >= 17 && named.lines.allSatisfy { $0.contains(#""bike":"red""#) })
-        let only = try run("bikebeacon", ["range", "--bikes-file", file, "--replay", Self.capture, "--speed", "5000"])
+        let only = try await run("bikebeacon", ["range", "--bikes-file", file, "--replay", Self.capture, "--speed", "5000"])
         #expect(only.lines == named.lines, "the only bike is the default")
-        let unknown = try run("bikebeacon", ["range", "--bike", "blue", "--bikes-file", file, "--replay", Self.capture])
+        let unknown = try await run("bikebeacon", ["range", "--bike", "blue", "--bikes-file", file, "--replay", Self.capture])
         #expect(unknown.status != 0)
         #expect(unknown.stderr.contains("no bike called \"blue\": known bikes are \"red\""))
-        let none = try run("bikebeacon", ["range", "--bikes-file", file + ".none", "--replay", Self.capture])
+        let none = try await run("bikebeacon", ["range", "--bikes-file", file + ".none", "--replay", Self.capture])
         #expect(none.stderr.contains("no bike chosen: pass --beacon UUID:MAJOR:MINOR"))
-        let both = try run("bikebeacon", ["range", "--bike", "red", "--beacon", Self.beacon])
+        let both = try await run("bikebeacon", ["range", "--bike", "red", "--beacon", Self.beacon])
         #expect(both.stderr.contains("pass either --bike or --beacon, not both"))
-        let speedless = try run("bikebeacon", ["range", "--beacon", Self.beacon, "--speed", "2"])
+        let speedless = try await run("bikebeacon", ["range", "--beacon", Self.beacon, "--speed", "2"])
         #expect(speedless.stderr.contains("--speed only applies with --replay FILE"))
     }
 }

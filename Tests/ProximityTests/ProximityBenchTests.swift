@@ -84,12 +84,12 @@ struct ProximityBenchTests {
     }
 
     /// The bench command runs on a data folder and fails with a clear message without one.
-    @Test func benchCommandReportsAllMethodsOrAClearError() throws {
-        let good = try run("bikebeacon-bench", ["proximity", "--data", Self.fixtures])
+    @Test func benchCommandReportsAllMethodsOrAClearError() async throws {
+        let good = try await run("bikebeacon-bench", ["proximity", "--data", Self.fixtures])
         #expect(good.status == 0, "\(good.stderr)")
         for method in ProximityMethod.allCases { #expect(good.stdout.contains(method.rawValue)) }
         #expect(good.stdout.contains("leave one dataset out"))
-        let missing = try run("bikebeacon-bench", ["proximity", "--data", "/nonexistent/rssi"])
+        let missing = try await run("bikebeacon-bench", ["proximity", "--data", "/nonexistent/rssi"])
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("no RSSI data at /nonexistent/rssi/herald"))
     }

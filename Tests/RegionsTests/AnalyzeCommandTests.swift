@@ -7,8 +7,8 @@ import Testing
 struct AnalyzeCommandTests {
     static let trace = Paths.fixture("philotuxo/straight_03-sensor42.time-rssi.csv")
 
-    @Test func printsOneRowPerReadingWithZoneAndPresence() throws {
-        let result = try run("bikebeacon", ["analyze", Self.trace.path, "--measured-power", "-59"])
+    @Test func printsOneRowPerReadingWithZoneAndPresence() async throws {
+        let result = try await run("bikebeacon", ["analyze", Self.trace.path, "--measured-power", "-59"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.lines
         #expect(lines.first == "time,rssi,filtered_rssi,distance_m,zone,present")
@@ -29,9 +29,9 @@ struct AnalyzeCommandTests {
         #expect(rows.suffix(5).allSatisfy { $0[4] == "far" })
     }
 
-    @Test func pathLossExponentChangesTheDistance() throws {
-        let two = try run("bikebeacon", ["analyze", Self.trace.path, "--measured-power", "-59"])
-        let three = try run("bikebeacon", ["analyze", Self.trace.path, "--measured-power", "-59", "--path-loss-exponent", "3"])
+    @Test func pathLossExponentChangesTheDistance() async throws {
+        let two = try await run("bikebeacon", ["analyze", Self.trace.path, "--measured-power", "-59"])
+        let three = try await run("bikebeacon", ["analyze", Self.trace.path, "--measured-power", "-59", "--path-loss-exponent", "3"])
         let distance = { (r: RunResult) in r.lines.dropFirst().last.flatMap { Double($0.split(separator: ",")[3]) } }
         let d2 = try #require(distance(two)), d3 = try #require(distance(three))
         #expect(d3 < d2, "a higher exponent makes the same loss a shorter distance")
@@ -45,23 +45,23 @@ struct AnalyzeCommandTests {
     ]
 
     @Test(arguments: malformed.indices)
-    func refusesMalformedInputNamingTheLine(_ index: Int) throws {
+    func refusesMalformedInputNamingTheLine(_ index: Int) async throws {
         let (content, message) = Self.malformed[index]
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("bikebeacon-analyze-\(index)-\(UUID().uuidString).csv")
         try Data(content.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let result = try run("bikebeacon", ["analyze", file.path, "--measured-power", "-59"])
+        let result = try await run("bikebeacon", ["analyze", file.path, "--measured-power", "-59"])
         #expect(result.status != 0)
         #expect(result.stdout.isEmpty, "nothing printed for a refused file")
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }
 
-    @Test func refusesAMissingFileAndBadOptions() throws {
-        let missing = try run("bikebeacon", ["analyze", "/nonexistent/trace.csv", "--measured-power", "-59"])
+    @Test func refusesAMissingFileAndBadOptions() async throws {
+        let missing = try await run("bikebeacon", ["analyze", "/nonexistent/trace.csv", "--measured-power", "-59"])
         #expect(missing.status != 0 && missing.stderr.contains("cannot read /nonexistent/trace.csv"))
-        let power = try run("bikebeacon", ["analyze", Self.trace.path, "--measured-power", "12"])
+        let power = try await run("bikebeacon", ["analyze", Self.trace.path, "--measured-power", "12"])
         #expect(power.status != 0 && power.stderr.contains("--measured-power"))
-        let exponent = try run("bikebeacon", ["analyze", Self.trace.path, "--measured-power", "-59", "--path-loss-exponent", "0"])
+        let exponent = try await run("bikebeacon", ["analyze", Self.trace.path, "--measured-power", "-59", "--path-loss-exponent", "0"])
         #expect(exponent.status != 0 && exponent.stderr.contains("--path-loss-exponent"))
     }
 }

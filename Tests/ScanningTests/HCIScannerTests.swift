@@ -59,9 +59,9 @@ struct HCIScannerTests {
     }
 
     @Test(.enabled(if: !kernelHasBluetooth, "this kernel has Bluetooth: record might really scan here"))
-    func recordCommandReportsTheErrorAndLeavesNoEmptyFile() throws {
+    func recordCommandReportsTheErrorAndLeavesNoEmptyFile() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("bikebeacon-\(UUID().uuidString).btsnoop").path
-        let result = try run("bikebeacon", ["record", path, "--adapter", "hci0", "--duration", "2"])
+        let result = try await run("bikebeacon", ["record", path, "--adapter", "hci0", "--duration", "2"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("bikebeacon record: this kernel has no Bluetooth support"))
         #expect(result.stderr.contains("errors: 1"))

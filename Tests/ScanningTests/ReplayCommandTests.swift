@@ -6,8 +6,8 @@ import TestSupport
 
 /// `bikebeacon replay` as a user runs it.
 struct ReplayCommandTests {
-    @Test func jsonLinesForEveryIBeaconReport() throws {
-        let result = try run("bikebeacon", ["replay", Paths.fixture("captures/govee-h5100.btsnoop").path, "--json"])
+    @Test func jsonLinesForEveryIBeaconReport() async throws {
+        let result = try await run("bikebeacon", ["replay", Paths.fixture("captures/govee-h5100.btsnoop").path, "--json"])
         #expect(result.status == 0)
         #expect(result.lines.count == 99)
         #expect(result.stderr.contains("reports read: "))
@@ -30,8 +30,8 @@ struct ReplayCommandTests {
         #expect(abs((first["time"] as? Double ?? 0) - 1_706_388_848.993381) < 1e-6)
     }
 
-    @Test func tableHasAHeaderAndARowPerReport() throws {
-        let result = try run("bikebeacon", ["replay", Paths.fixture("captures/govee-inout.pcap").path])
+    @Test func tableHasAHeaderAndARowPerReport() async throws {
+        let result = try await run("bikebeacon", ["replay", Paths.fixture("captures/govee-inout.pcap").path])
         #expect(result.status == 0)
         #expect(result.lines.count == 3)
         #expect(result.lines.first?.hasPrefix("TIME") == true)
@@ -39,14 +39,14 @@ struct ReplayCommandTests {
         #expect(result.lines[1].contains("A4:C1:38:05:C7:A1"))
     }
 
-    @Test func damagedFilePrintsTheValidPrefixThenFailsWithTheOffset() throws {
+    @Test func damagedFilePrintsTheValidPrefixThenFailsWithTheOffset() async throws {
         let bytes = try fixtureBytes("wimpi5-h5105.pcapng")
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("bikebeacon-\(UUID().uuidString).pcapng").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let cut = bytes.count / 2 + 3
         try Data(bytes[..<cut]).write(to: URL(fileURLWithPath: path))
-        let whole = try run("bikebeacon", ["replay", Paths.fixture("captures/wimpi5-h5105.pcapng").path, "--json"])
-        let damaged = try run("bikebeacon", ["replay", path, "--json"])
+        let whole = try await run("bikebeacon", ["replay", Paths.fixture("captures/wimpi5-h5105.pcapng").path, "--json"])
+        let damaged = try await run("bikebeacon", ["replay", path, "--json"])
         #expect(damaged.status != 0)
         #expect(!damaged.lines.isEmpty)
         #expect(damaged.lines == Array(whole.lines.prefix(damaged.lines.count)))
@@ -54,13 +54,13 @@ struct ReplayCommandTests {
         #expect(damaged.stderr.contains("errors: 1"))
     }
 
-    @Test func missingFileFailsWithItsPath() throws {
-        let result = try run("bikebeacon", ["replay", "/nonexistent/capture.btsnoop"])
+    @Test func missingFileFailsWithItsPath() async throws {
+        let result = try await run("bikebeacon", ["replay", "/nonexistent/capture.btsnoop"])
         #expect(result.status != 0)
         #expect(result.stderr.contains("cannot read /nonexistent/capture.btsnoop: No such file or directory"))
     }
 
-    @Test func realtimeWaitsAsLongAsTheCaptureDid() throws {
+    @Test func realtimeWaitsAsLongAsTheCaptureDid() async throws {
         // Two real iBeacon events written 1.5 s apart; without --realtime the replay takes milliseconds.
         let packets = try CaptureVariantTests.packets("govee-inout.pcap").filter { p in
             var decoder = AdvertisementDecoder()
@@ -73,7 +73,7 @@ struct ReplayCommandTests {
         try writer.append(h4: packets[0].h4, time: 1_700_000_000)
         try writer.append(h4: packets[1].h4, time: 1_700_000_001.5)
         let start = Date()
-        let result = try run("bikebeacon", ["replay", path, "--json", "--realtime"])
+        let result = try await run("bikebeacon", ["replay", path, "--json", "--realtime"])
         #expect(result.lines.count == 2)
         #expect(Date().timeIntervalSince(start) >= 1.5)
     }

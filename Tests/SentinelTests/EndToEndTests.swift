@@ -6,6 +6,7 @@ import Foundation
 import NIOHTTP1
 import Registry
 import Scanning
+import ServerClient
 import Testing
 import TestSupport
 @testable import Sentinel
@@ -95,7 +96,7 @@ struct EndToEndTests {
         let config = try Self.writeConfig(dir, server: server, token: token, presentInterval: 120, batchSize: 2)
 
         // Fetch and save the list with a capture in which the bike is absent.
-        let prime = try run("bikebeacon", ["sentinel", "--config", config, "--replay", Paths.fixture("captures/govee-inout.pcap").path])
+        let prime = try await run("bikebeacon", ["sentinel", "--config", config, "--replay", Paths.fixture("captures/govee-inout.pcap").path])
         #expect(prime.status == 0, "\(prime.stderr)")
 
         server.stop()
@@ -147,7 +148,7 @@ struct EndToEndTests {
         #expect(onServer >= 3)
         #expect(!leftOver.isEmpty, "the kill came after the upload finished; the test did not test anything")
 
-        let restart = try run("bikebeacon", ["sentinel", "--config", config, "--flush", "--drain-timeout", "120"])
+        let restart = try await run("bikebeacon", ["sentinel", "--config", config, "--flush", "--drain-timeout", "120"])
         #expect(restart.status == 0, "\(restart.stderr)")
         let delivered = try await server.sightings(owner: owner.token, bikes: owner.bikes)
         #expect(Set(delivered.map(\.clientId)).count == delivered.count)
@@ -165,7 +166,7 @@ struct EndToEndTests {
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         try MissingListCache(path: state.appendingPathComponent("missing-list.json").path).save(
             MissingListSnapshot(version: 1, etag: nil, confirmedAt: Date().timeIntervalSince1970, bikes: [TestValues.bike(SentinelCoreTests.missing)]))
-        let result = try run("bikebeacon", ["sentinel", "--config", config, "--replay", Self.capture, "--drain-timeout", "2"])
+        let result = try await run("bikebeacon", ["sentinel", "--config", config, "--replay", Self.capture, "--drain-timeout", "2"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("refused the sentinel token"))
         #expect(result.stderr.contains("sentinels add"))
@@ -199,7 +200,7 @@ struct EndToEndTests {
         #expect(await sync.registry.isEmpty)
 
         // A sentinel starting now reports nothing of the recovered bike.
-        let result = try run("bikebeacon", ["sentinel", "--config", config, "--replay", Self.capture, "--drain-timeout", "30"])
+        let result = try await run("bikebeacon", ["sentinel", "--config", config, "--replay", Self.capture, "--drain-timeout", "30"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try await server.sightings(owner: owner.token, bikes: owner.bikes).isEmpty)
     }

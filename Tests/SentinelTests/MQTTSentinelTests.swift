@@ -38,7 +38,7 @@ import TestSupport
         let broker = try Mosquitto()
         let dir = try SentinelCommandTests.stateDirectory(missing: [TestValues.bike(SentinelCoreTests.missing)])
         let finish = try broker.watch()
-        let result = try run("bikebeacon", Self.sentinel(try Self.config(dir), broker: broker))
+        let result = try await run("bikebeacon", Self.sentinel(try Self.config(dir), broker: broker))
         let seen = finish()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("connected to the MQTT broker"))
@@ -64,7 +64,7 @@ import TestSupport
         // states than advertisements, and no more than one per second of capture.
         let times = heard.compactMap { ($0["last_seen"] as? String).flatMap(RFC3339.parse) }
         #expect(times.count == heard.count)
-        let advertisements = try run("bikebeacon", ["replay", SentinelCommandTests.capture, "--json"]).lines.filter { $0.contains("\"minor\": 62207") }
+        let advertisements = try await run("bikebeacon", ["replay", SentinelCommandTests.capture, "--json"]).lines.filter { $0.contains("\"minor\": 62207") }
         #expect(heard.count * 2 < advertisements.count)
         #expect(Double(heard.count) <= (times.max() ?? 0) - (times.min() ?? 0) + 1)
         #expect(states.last?["zone"] as? String == "unknown")
@@ -88,7 +88,7 @@ import TestSupport
         #expect(retained.contains { $0.topic == "bikebeacon/garage/bikes/commuter/presence" && $0.payload == "not_home" })
 
         // The bike is taken out of the config: its entities and states go, the sentinel's stay.
-        let again = try run("bikebeacon", Self.sentinel(try Self.config(dir, bikes: ""), broker: broker))
+        let again = try await run("bikebeacon", Self.sentinel(try Self.config(dir, bikes: ""), broker: broker))
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stderr.contains("removing retained MQTT topics"))
         let after = try broker.retained()

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import LocalServer
 import NIOCore
 import Registry
 import Testing
@@ -40,7 +41,7 @@ import TestSupport
 
     @Test func withTheServerDownSightingsWaitInTheOutbox() async throws {
         let dir = try Self.stateDirectory(missing: [TestValues.bike(SentinelCoreTests.missing)])
-        let result = try run("bikebeacon", ["sentinel", "--config", try Self.config(dir), "--replay", Self.capture, "--drain-timeout", "1"])
+        let result = try await run("bikebeacon", ["sentinel", "--config", try Self.config(dir), "--replay", Self.capture, "--drain-timeout", "1"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("using the saved missing list"))
         #expect(result.stderr.contains("sightings stay queued"))
@@ -53,10 +54,10 @@ import TestSupport
         }
         // The sentinel has exited; its final status stays valid for as long as this test may be
         // kept waiting by its neighbours on a loaded machine.
-        let status = try run("bikebeacon", ["status", "--state-directory", dir.path, "--max-age", "600"])
+        let status = try await run("bikebeacon", ["status", "--state-directory", dir.path, "--max-age", "600"])
         #expect(status.status == 0)
         #expect(status.stdout.contains("advertisements: 99"))
-        let stale = try run("bikebeacon", ["status", "--state-directory", dir.path, "--max-age", "0.001"])
+        let stale = try await run("bikebeacon", ["status", "--state-directory", dir.path, "--max-age", "0.001"])
         #expect(stale.status == 1)
         #expect(stale.stderr.contains("stopped or hung"))
         #expect(status.stdout.contains("missing list: version 3, 1 bikes"))
@@ -66,7 +67,7 @@ import TestSupport
 
     @Test func servesMetricsThenStopsCleanlyOnSIGTERMKeepingTheQueue() async throws {
         let dir = try Self.stateDirectory(missing: [TestValues.bike(SentinelCoreTests.missing)])
-        let port = try ServerHarness.freePort()
+        let port = try LocalServer.freePort()
         let process = Process()
         process.executableURL = Paths.executable("bikebeacon")
         let config = try Self.config(dir, extra: "metrics: {port: \(port)}")
@@ -103,17 +104,17 @@ import TestSupport
         #expect(after == queued && queued >= 4)
     }
 
-    @Test func aCorruptListCacheIsSetAsideNotACrash() throws {
+    @Test func aCorruptListCacheIsSetAsideNotACrash() async throws {
         let dir = try Self.stateDirectory(missing: [])
         try Data("{\"version\": 3, \"bikes\": [".utf8).write(to: dir.appendingPathComponent("missing-list.json"))
-        let result = try run("bikebeacon", ["sentinel", "--config", try Self.config(dir), "--replay", Self.capture, "--drain-timeout", "0"])
+        let result = try await run("bikebeacon", ["sentinel", "--config", try Self.config(dir), "--replay", Self.capture, "--drain-timeout", "0"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("the saved missing list was damaged"))
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path)
         #expect(files.contains { $0.hasPrefix("missing-list.json.corrupt-") })
     }
 
-    @Test func theOwnBikeAlarmRunsTheCommandWithTheEventOnStdin() throws {
+    @Test func theOwnBikeAlarmRunsTheCommandWithTheEventOnStdin() async throws {
         let dir = try Self.stateDirectory(missing: [])
         let received = dir.appendingPathComponent("alarm.json").path
         let config = try Self.config(dir, extra: """
@@ -123,7 +124,7 @@ import TestSupport
         alarm:
           command: ["/bin/sh", "-c", "cat >> \(received); echo >> \(received)"]
         """)
-        let result = try run("bikebeacon", ["sentinel", "--config", config, "--replay", Self.capture, "--drain-timeout", "0"])
+        let result = try await run("bikebeacon", ["sentinel", "--config", config, "--replay", Self.capture, "--drain-timeout", "0"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = try String(contentsOfFile: received, encoding: .utf8).split(separator: "\n")
         // One alarm, when the bike is gone for good (see SentinelCoreTests).
@@ -132,36 +133,36 @@ import TestSupport
         #expect(alarm.bike == "commuter" && alarm.event == "left" && alarm.minor == 62207)
     }
 
-    @Test func aConfigWithoutTokenIsRefusedWithAHint() throws {
+    @Test func aConfigWithoutTokenIsRefusedWithAHint() async throws {
         let dir = try TestValues.temporaryDirectory()
         let path = dir.appendingPathComponent("sentinel.yaml").path
         try "server:\n  url: http://127.0.0.1:8080\nstateDirectory: \(dir.path)\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let result = try run("bikebeacon", ["sentinel", "--config", path, "--flush"], environment: ["BIKEBEACON_TOKEN": ""])
+        let result = try await run("bikebeacon", ["sentinel", "--config", path, "--flush"], environment: ["BIKEBEACON_TOKEN": ""])
         #expect(result.status == 2)
         #expect(result.stderr.contains("sentinels add"))
-        let withEnv = try run("bikebeacon", ["sentinel", "--config", path, "--flush", "--drain-timeout", "0", "--server-url", Self.deadServer],
+        let withEnv = try await run("bikebeacon", ["sentinel", "--config", path, "--flush", "--drain-timeout", "0", "--server-url", Self.deadServer],
                               environment: ["BIKEBEACON_TOKEN": "from-env"])
         #expect(withEnv.status == 0, "\(withEnv.stderr)")
     }
 
     /// The packaged unit keeps the status files on a tmpfs (statusDirectory), away from the SD
     /// card that holds the state; `status --config` finds them there.
-    @Test func statusFilesGoToTheStatusDirectory() throws {
+    @Test func statusFilesGoToTheStatusDirectory() async throws {
         let dir = try Self.stateDirectory(missing: [TestValues.bike(SentinelCoreTests.missing)])
         let statusDirectory = dir.appendingPathComponent("run").path
         let config = try Self.config(dir, extra: "statusDirectory: \(statusDirectory)")
-        let result = try run("bikebeacon", ["sentinel", "--config", config, "--replay", Self.capture, "--drain-timeout", "1"])
+        let result = try await run("bikebeacon", ["sentinel", "--config", config, "--replay", Self.capture, "--drain-timeout", "1"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(FileManager.default.fileExists(atPath: statusDirectory + "/metrics.prom"))
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("status.json").path))
-        let status = try run("bikebeacon", ["status", "--config", config, "--max-age", "600"])
+        let status = try await run("bikebeacon", ["status", "--config", config, "--max-age", "600"])
         #expect(status.status == 0, "\(status.stderr)")
         #expect(status.stdout.contains("advertisements: 99"))
     }
 
-    @Test func statusWithoutASentinelSaysSo() throws {
+    @Test func statusWithoutASentinelSaysSo() async throws {
         let dir = try TestValues.temporaryDirectory()
-        let result = try run("bikebeacon", ["status", "--state-directory", dir.path])
+        let result = try await run("bikebeacon", ["status", "--state-directory", dir.path])
         #expect(result.status == 1)
         #expect(result.stderr.contains("is a sentinel running"))
     }
@@ -235,12 +236,12 @@ import TestSupport
         let dir = try TestValues.temporaryDirectory()
         let good = dir.appendingPathComponent("good.yaml").path
         try "server: {url: \"http://127.0.0.1:9\", token: t}\nstateDirectory: \(dir.path)\n".write(toFile: good, atomically: true, encoding: .utf8)
-        let ok = try run("bikebeacon", ["sentinel", "--check-config", good])
+        let ok = try await run("bikebeacon", ["sentinel", "--check-config", good])
         #expect(ok.status == 0 && ok.stdout.contains("OK"), "\(ok.stderr)")
 
         let bad = dir.appendingPathComponent("bad.yaml").path
         try "server: {url: \"http://127.0.0.1:9\", token: t}\nscanner:\n  backnd: hci\n".write(toFile: bad, atomically: true, encoding: .utf8)
-        let refused = try run("bikebeacon", ["sentinel", "--check-config", bad])
+        let refused = try await run("bikebeacon", ["sentinel", "--check-config", bad])
         #expect(refused.status == 2)
         #expect(refused.stderr.contains(bad) && refused.stderr.contains("line 3") && refused.stderr.contains("'scanner.backnd'"), "\(refused.stderr)")
     }

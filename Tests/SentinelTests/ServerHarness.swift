@@ -4,6 +4,7 @@ import Glibc
 import AsyncHTTPClient
 import Beacon
 import Foundation
+import LocalServer
 import NIOCore
 import NIOHTTP1
 import TestSupport
@@ -26,7 +27,7 @@ final class ServerHarness: @unchecked Sendable {
     private var process: Process?
 
     init(directory: URL, extraArguments: [String] = []) throws {
-        port = try Self.freePort()
+        port = try LocalServer.freePort()
         database = "sqlite://" + directory.appendingPathComponent("server.sqlite").path
         self.extraArguments = extraArguments
     }
@@ -134,23 +135,6 @@ final class ServerHarness: @unchecked Sendable {
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
-    }
-
-    /// A port the kernel just handed out and released.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw HarnessError("socket failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw HarnessError("bind failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 

@@ -5,31 +5,31 @@ import TestSupport
 
 /// `bikebeacon-server sentinels add/list/revoke`, run as the operator would.
 @Suite struct CommandLineTests {
-    @Test func enrolListRevoke() throws {
+    @Test func enrolListRevoke() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("bikebeacon-cli-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let database = ["--database", "sqlite://\(path)"]
 
-        let added = try run("bikebeacon-server", ["sentinels", "add", "--name", "garage", "--latitude", "51.5", "--longitude", "-0.12"] + database)
+        let added = try await run("bikebeacon-server", ["sentinels", "add", "--name", "garage", "--latitude", "51.5", "--longitude", "-0.12"] + database)
         #expect(added.status == 0, "\(added.stderr)")
         let token = try #require(added.lines.last)
         #expect(token.hasPrefix("bbs_") && token.count > 40)
 
-        let duplicate = try run("bikebeacon-server", ["sentinels", "add", "--name", "garage", "--latitude", "1", "--longitude", "1"] + database)
+        let duplicate = try await run("bikebeacon-server", ["sentinels", "add", "--name", "garage", "--latitude", "1", "--longitude", "1"] + database)
         #expect(duplicate.status != 0 && duplicate.stderr.contains("exists already"))
-        let badLatitude = try run("bikebeacon-server", ["sentinels", "add", "--name", "x", "--latitude", "91", "--longitude", "1"] + database)
+        let badLatitude = try await run("bikebeacon-server", ["sentinels", "add", "--name", "x", "--latitude", "91", "--longitude", "1"] + database)
         #expect(badLatitude.status != 0 && badLatitude.stderr.contains("latitude"))
 
-        let listed = try run("bikebeacon-server", ["sentinels", "list"] + database)
+        let listed = try await run("bikebeacon-server", ["sentinels", "list"] + database)
         #expect(listed.lines == ["name\tlatitude\tlongitude\tstatus", "garage\t51.5\t-0.12\tactive"])
         #expect(!listed.stdout.contains(token))
 
-        #expect(try run("bikebeacon-server", ["sentinels", "revoke", "garage"] + database).status == 0)
-        #expect(try run("bikebeacon-server", ["sentinels", "list"] + database).lines.last == "garage\t51.5\t-0.12\trevoked")
-        let missing = try run("bikebeacon-server", ["sentinels", "revoke", "nobody"] + database)
+        #expect(try await run("bikebeacon-server", ["sentinels", "revoke", "garage"] + database).status == 0)
+        #expect(try await run("bikebeacon-server", ["sentinels", "list"] + database).lines.last == "garage\t51.5\t-0.12\trevoked")
+        let missing = try await run("bikebeacon-server", ["sentinels", "revoke", "nobody"] + database)
         #expect(missing.status != 0 && missing.stderr.contains("no sentinel named 'nobody'"))
 
-        let badURL = try run("bikebeacon-server", ["sentinels", "list", "--database", "mysql://x"])
+        let badURL = try await run("bikebeacon-server", ["sentinels", "list", "--database", "mysql://x"])
         #expect(badURL.status != 0 && badURL.stderr.contains("not a database URL"))
     }
 }
@@ -41,34 +41,34 @@ import TestSupport
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let live = ["--database", "sqlite://\(dir.path)/live.sqlite"]
-        let added = try run("bikebeacon-server", ["sentinels", "add", "--name", "cafe", "--latitude", "52.09", "--longitude", "5.12"] + live)
+        let added = try await run("bikebeacon-server", ["sentinels", "add", "--name", "cafe", "--latitude", "52.09", "--longitude", "5.12"] + live)
         let oldToken = try #require(added.lines.last)
 
-        let rotated = try run("bikebeacon-server", ["sentinels", "rotate", "cafe"] + live)
+        let rotated = try await run("bikebeacon-server", ["sentinels", "rotate", "cafe"] + live)
         #expect(rotated.status == 0, "\(rotated.stderr)")
         let newToken = try #require(rotated.lines.last)
         #expect(newToken.hasPrefix("bbs_") && newToken != oldToken)
-        #expect(try run("bikebeacon-server", ["sentinels", "rotate", "nobody"] + live).stderr.contains("no sentinel named 'nobody'"))
+        #expect(try await run("bikebeacon-server", ["sentinels", "rotate", "nobody"] + live).stderr.contains("no sentinel named 'nobody'"))
 
         let backup = dir.appendingPathComponent("cafe.backup").path
-        let made = try run("bikebeacon-server", ["backup", backup] + live)
+        let made = try await run("bikebeacon-server", ["backup", backup] + live)
         #expect(made.status == 0 && made.stdout.contains("0 account(s)"), "\(made.stderr)")
-        let again = try run("bikebeacon-server", ["backup", backup] + live)
+        let again = try await run("bikebeacon-server", ["backup", backup] + live)
         #expect(again.status != 0 && again.stderr.contains("already exists"))
-        let nothing = try run("bikebeacon-server", ["backup", dir.appendingPathComponent("x").path, "--database", "sqlite://\(dir.path)/none.sqlite"])
+        let nothing = try await run("bikebeacon-server", ["backup", dir.appendingPathComponent("x").path, "--database", "sqlite://\(dir.path)/none.sqlite"])
         #expect(nothing.status != 0 && nothing.stderr.contains("there is no database"))
         #expect(!FileManager.default.fileExists(atPath: "\(dir.path)/none.sqlite"))
 
         let notABackup = dir.appendingPathComponent("notes.txt").path
         try "hello".write(toFile: notABackup, atomically: true, encoding: .utf8)
-        let refused = try run("bikebeacon-server", ["restore", notABackup, "--database", "sqlite://\(dir.path)/new.sqlite"])
+        let refused = try await run("bikebeacon-server", ["restore", notABackup, "--database", "sqlite://\(dir.path)/new.sqlite"])
         #expect(refused.status != 0 && refused.stderr.contains("nothing was restored"), "\(refused.stderr)")
-        let overLive = try run("bikebeacon-server", ["restore", backup] + live)
+        let overLive = try await run("bikebeacon-server", ["restore", backup] + live)
         #expect(overLive.status != 0 && overLive.stderr.contains("--replace"))
 
-        let restored = try run("bikebeacon-server", ["restore", backup, "--database", "sqlite://\(dir.path)/new.sqlite"])
+        let restored = try await run("bikebeacon-server", ["restore", backup, "--database", "sqlite://\(dir.path)/new.sqlite"])
         #expect(restored.status == 0, "\(restored.stderr)")
-        let listed = try run("bikebeacon-server", ["sentinels", "list", "--database", "sqlite://\(dir.path)/new.sqlite"])
+        let listed = try await run("bikebeacon-server", ["sentinels", "list", "--database", "sqlite://\(dir.path)/new.sqlite"])
         #expect(listed.lines.last == "cafe\t52.09\t5.12\tactive")
         // The restored sentinel answers to the rotated token only.
         let database = try Database(url: .sqlite(path: "\(dir.path)/new.sqlite"), logger: Harness.logger)

@@ -3,7 +3,7 @@ import TestSupport
 
 /// `serve`'s email flags are checked before anything starts, with a message that says what to fix.
 @Suite struct MailCommandLineTests {
-    @Test func badMailFlagsAreRefused() throws {
+    @Test func badMailFlagsAreRefused() async throws {
         let cases: [([String], String)] = [
             (["--smtp-url", "http://mail.example.org"], "neither smtp nor smtps"),
             (["--smtp-url", "smtp://user@mail.example.org"], "give both user and password"),
@@ -14,7 +14,7 @@ import TestSupport
             (["--smtp-url", "smtp://mail.example.org", "--smtp-ca-file", "/nonexistent.pem"], "no readable PEM certificate"),
         ]
         for (flags, message) in cases {
-            let result = try run("bikebeacon-server", ["serve", "--port", "0"] + flags)
+            let result = try await run("bikebeacon-server", ["serve", "--port", "0"] + flags)
             #expect(result.status != 0, "\(flags)")
             #expect(result.stderr.contains(message), "\(flags): \(result.stderr)")
         }

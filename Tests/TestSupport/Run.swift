@@ -9,9 +9,18 @@ public struct RunResult: Sendable {
 }
 
 /// Runs one of the package's executables to completion, as a user would from a shell.
-public func run(_ executable: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> RunResult {
+///
+/// Async all the way: the child's exit arrives through its termination handler and its output is
+/// read on dedicated threads, so a test waiting for a slow child frees its cooperative thread for
+/// the other tests (two cores run the whole suite).
+public func run(_ executable: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) async throws -> RunResult {
+    try await run(path: Paths.executable(executable).path, arguments, stdin: stdin, environment: environment)
+}
+
+/// Runs any program to completion (e.g. a system tool a test inspects a binary with).
+public func run(path: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) async throws -> RunResult {
     let process = Process()
-    process.executableURL = Paths.executable(executable)
+    process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
     env.merge(environment) { _, new in new }
@@ -20,21 +29,46 @@ public func run(_ executable: String, _ arguments: [String], stdin: Data? = nil,
     process.standardOutput = out
     process.standardError = err
     process.standardInput = input
-    try process.run()
-    if let stdin { input.fileHandleForWriting.write(stdin) }
-    try input.fileHandleForWriting.close()
-    // Drain both pipes concurrently so a chatty child cannot block on a full pipe.
-    nonisolated(unsafe) var errData = Data()
-    let group = DispatchGroup()
-    group.enter()
-    DispatchQueue.global().async {
-        errData = err.fileHandleForReading.readDataToEndOfFile()
-        group.leave()
+    // Both pipes drain while the child runs, so a chatty child never blocks on a full pipe.
+    async let outData = readToEnd(out.fileHandleForReading)
+    async let errData = readToEnd(err.fileHandleForReading)
+    let status: Int32
+    do {
+        status = try await withCheckedThrowingContinuation { (exited: CheckedContinuation<Int32, any Error>) in
+            process.terminationHandler = { exited.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                exited.resume(throwing: error)
+                return
+            }
+            let writer = input.fileHandleForWriting
+            onThread {
+                if let stdin { try? writer.write(contentsOf: stdin) }
+                try? writer.close()
+            }
+        }
+    } catch {
+        // Never launched: close the write ends so the readers see end of file.
+        try? out.fileHandleForWriting.close()
+        try? err.fileHandleForWriting.close()
+        _ = await (outData, errData)
+        throw error
     }
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    process.waitUntilExit()
-    return RunResult(status: process.terminationStatus,
-                     stdout: String(decoding: outData, as: UTF8.self),
-                     stderr: String(decoding: errData, as: UTF8.self))
+    return RunResult(status: status,
+                     stdout: String(decoding: await outData, as: UTF8.self),
+                     stderr: String(decoding: await errData, as: UTF8.self))
+}
+
+/// Reads a pipe to its end on a thread of its own (the read blocks) and resumes the caller with the bytes.
+private func readToEnd(_ handle: FileHandle) async -> Data {
+    await withCheckedContinuation { done in
+        onThread { done.resume(returning: handle.readDataToEndOfFile()) }
+    }
+}
+
+/// Runs blocking work on a new thread, never on Swift's cooperative pool.
+private func onThread(_ work: @escaping @Sendable () -> Void) {
+    Thread { work() }.start()
 }

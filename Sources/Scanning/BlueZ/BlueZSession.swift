@@ -168,7 +168,7 @@ final class BlueZSession {
                 lastActivity = monotonic.now
                 devices.removeAll()
                 removals.forgetAll()
-                logger.info("scanning for iBeacons on \(adapter.name) through BlueZ (LE, every advertisement)")
+                logger.info("scanning for iBeacons on the adapter through BlueZ (LE, every advertisement)", metadata: ["adapter": "\(adapter.name)"])
                 for device in objects.devices(under: adapter.path) {
                     handleDevice(device.path, device.properties, invalidated: [])
                 }
@@ -189,7 +189,7 @@ final class BlueZSession {
                 BlueZ.service, adapter.path, BlueZ.adapterInterface, "StartDiscovery", timeoutMilliseconds: callTimeout
             )
         } catch where error.name == BlueZ.inProgress {
-            logger.debug("discovery on \(adapter.name) was already in progress: using it")
+            logger.debug("discovery was already in progress: using it", metadata: ["adapter": "\(adapter.name)"])
         }
     }
 
@@ -218,9 +218,9 @@ final class BlueZSession {
                 BlueZ.service, adapter.path, BlueZ.adapterInterface, "StopDiscovery",
                 timeoutMilliseconds: Self.stopTimeoutMilliseconds
             )
-            logger.info("stopped discovery on \(adapter.name)")
+            logger.info("stopped discovery", metadata: ["adapter": "\(adapter.name)"])
         } catch {
-            logger.debug("StopDiscovery on \(adapter.name) failed: \(error)")
+            logger.debug("StopDiscovery failed", metadata: ["adapter": "\(adapter.name)", "error": "\(error)"])
         }
     }
 
@@ -250,22 +250,22 @@ final class BlueZSession {
         case .starting:
             break
         case .noBus:
-            logger.warning("lost the connection to the system D-Bus: reconnecting every \(retry) (is dbus running? systemctl status dbus)")
+            logger.warning("lost the connection to the system D-Bus: reconnecting (is dbus running? systemctl status dbus)", metadata: ["retryEvery": "\(retry)"])
         case .bluezMissing:
             logger.warning("bluetoothd is not running (nobody owns org.bluez on the system bus): start it with systemctl start bluetooth; waiting for it")
         case .bluezGone:
             logger.warning("bluetoothd left the system bus (stopped or crashed): scanning paused until it returns; check systemctl status bluetooth")
         case let .adapterMissing(requested?, available):
             let others = available.isEmpty ? "no adapters at all" : "available: " + available.joined(separator: ", ")
-            logger.warning("Bluetooth adapter \(requested) not found (\(others)): waiting for it; check bluetoothctl list or pass another --adapter")
+            logger.warning("Bluetooth adapter not found: waiting for it; check bluetoothctl list or pass another --adapter", metadata: ["adapter": "\(requested)", "available": "\(others)"])
         case .adapterMissing(nil, _):
             logger.warning("no Bluetooth adapter found: plug one in or check rfkill list and bluetoothctl list; waiting for one")
         case let .adapterOff(name):
-            logger.warning("Bluetooth adapter \(name) is powered off: power it on with bluetoothctl power on (check rfkill list); waiting")
+            logger.warning("Bluetooth adapter is powered off: power it on with bluetoothctl power on (check rfkill list); waiting", metadata: ["adapter": "\(name)"])
         case let .adapterRemoved(name):
-            logger.warning("Bluetooth adapter \(name) was removed: scanning paused until it returns; check the USB dongle or rfkill list")
+            logger.warning("Bluetooth adapter was removed: scanning paused until it returns; check the USB dongle or rfkill list", metadata: ["adapter": "\(name)"])
         case let .refused(detail):
-            logger.warning("BlueZ did not start scanning (\(detail)): retrying every \(retry)")
+            logger.warning("BlueZ did not start scanning: retrying", metadata: ["reason": "\(detail)", "retryEvery": "\(retry)"])
         }
     }
 
@@ -295,7 +295,7 @@ final class BlueZSession {
                 try propertiesChanged(path: path, message.arguments())
             }
         } catch {
-            logger.debug("skipping a \(message.member ?? "?") signal from \(message.path ?? "?"): \(error)")
+            logger.debug("skipping an unreadable signal", metadata: ["member": "\(message.member ?? "?")", "path": "\(message.path ?? "?")", "error": "\(error)"])
         }
     }
 
@@ -364,7 +364,7 @@ final class BlueZSession {
         switch report {
         case .none:
             if !update.problems.isEmpty {
-                logger.debug("skipping unreadable properties of \(path): \(update.problems.joined(separator: "; "))")
+                logger.debug("skipping unreadable device properties", metadata: ["path": "\(path)", "problems": "\(update.problems.joined(separator: "; "))"])
             }
         case let .iBeacon(advertisement):
             shared.update { $0.reports += 1; $0.iBeacons += 1 }
@@ -377,7 +377,7 @@ final class BlueZSession {
         case let .malformed(problems):
             shared.update { $0.reports += 1; $0.errors += 1 }
             lastActivity = monotonic.now
-            logger.debug("skipping an advertisement from \(path): \(problems.joined(separator: "; "))")
+            logger.debug("skipping a malformed advertisement", metadata: ["path": "\(path)", "problems": "\(problems.joined(separator: "; "))"])
         }
     }
 
@@ -386,11 +386,11 @@ final class BlueZSession {
         guard configuration.removesIgnoredDevices, case let .scanning(adapter) = phase, let connection,
               removals.allow(path, now: seconds(started.duration(to: monotonic.now)))
         else { return }
-        logger.debug("asking BlueZ to forget \(path) (not an iBeacon: \(reason))")
+        logger.debug("asking BlueZ to forget a device that is not an iBeacon", metadata: ["path": "\(path)", "reason": "\(reason)"])
         do {
             try connection.send(BlueZ.service, adapter.path, BlueZ.adapterInterface, "RemoveDevice", [.objectPath(path)])
         } catch {
-            logger.debug("RemoveDevice \(path) not sent: \(error)")
+            logger.debug("RemoveDevice not sent", metadata: ["path": "\(path)", "error": "\(error)"])
         }
     }
 

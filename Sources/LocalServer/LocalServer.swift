@@ -1,5 +1,5 @@
 import Foundation
-import Sentinel
+import ServerClient
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,39 +7,39 @@ import Glibc
 /// A throwaway `bikebeacon-server` for the demo: SQLite in a temp dir, a free loopback port.
 /// A child process rather than linking the server into `bikebeacon`, so a sentinel on a Pi
 /// does not carry the server's code.
-struct DemoServer {
-    let binary: String
-    let database: String
-    let baseURL: String
+public struct LocalServer {
+    public let binary: String
+    public let database: String
+    public let baseURL: String
     private let process: Process
     private let log: URL
 
     /// Finds `bikebeacon-server` beside this executable, where `swift build` puts it.
-    static func locateBinary() throws -> String {
+    public static func locateBinary() throws(LocalServerError) -> String {
         let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
         let path = me.deletingLastPathComponent().appendingPathComponent("bikebeacon-server").path
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw DemoError("bikebeacon-server is not beside bikebeacon (\(path)); build both with ./scripts/run or `swift build`")
+            throw LocalServerError("bikebeacon-server is not beside bikebeacon (\(path)); build both with ./scripts/run or `swift build`")
         }
         return path
     }
 
     /// Enrols a sentinel in the database and returns its token (the last line the server prints).
-    static func enrolSentinel(binary: String, database: String, name: String, latitude: Double, longitude: Double) throws -> String {
+    public static func enrolSentinel(binary: String, database: String, name: String, latitude: Double, longitude: Double) throws -> String {
         let output = try runToEnd(binary, ["sentinels", "add", "--name", name, "--latitude", String(latitude), "--longitude", String(longitude), "--database", database])
         guard let token = output.split(separator: "\n").last.map(String.init), !token.isEmpty else {
-            throw DemoError("bikebeacon-server sentinels add printed no token")
+            throw LocalServerError("bikebeacon-server sentinels add printed no token")
         }
         return token
     }
 
-    init(binary: String, directory: URL) throws {
+    public init(binary: String, directory: URL) throws {
         self.binary = binary
         database = "sqlite://" + directory.appendingPathComponent("demo.sqlite").path
         let port = try Self.freePort()
         baseURL = "http://127.0.0.1:\(port)"
         log = directory.appendingPathComponent("server.log")
-        guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw DemoError("cannot create \(log.path)") }
+        guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw LocalServerError("cannot create \(log.path)") }
         process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         // bcrypt cost 4: the demo's one password need not cost a second of the newcomer's time.
@@ -49,7 +49,7 @@ struct DemoServer {
         process.standardError = handle
     }
 
-    func start() async throws {
+    public func start() async throws {
         try process.run()
         let anonymous = ServerConnection(baseURL: baseURL, token: "")
         for _ in 0..<100 {
@@ -59,10 +59,10 @@ struct DemoServer {
         }
         stop()
         let tail = (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n").suffix(5).joined(separator: "\n") ?? ""
-        throw DemoError("the demo server did not come up on \(baseURL); its log ends:\n\(tail)")
+        throw LocalServerError("the demo server did not come up on \(baseURL); its log ends:\n\(tail)")
     }
 
-    func stop() {
+    public func stop() {
         guard process.isRunning else { return }
         process.terminate()
         process.waitUntilExit()
@@ -78,14 +78,15 @@ struct DemoServer {
         try child.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         child.waitUntilExit()
-        guard child.terminationStatus == 0 else { throw DemoError("bikebeacon-server \(arguments.prefix(2).joined(separator: " ")) failed (exit \(child.terminationStatus))") }
+        guard child.terminationStatus == 0 else { throw LocalServerError("bikebeacon-server \(arguments.prefix(2).joined(separator: " ")) failed (exit \(child.terminationStatus))") }
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// A port the kernel has just handed out on loopback.
-    private static func freePort() throws -> Int {
+    /// A port the kernel has just handed out on loopback (and taken back): for this server and
+    /// for the tests' servers and brokers.
+    public static func freePort() throws(LocalServerError) -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw DemoError("cannot open a socket to find a free port") }
+        guard fd >= 0 else { throw LocalServerError("cannot open a socket to find a free port") }
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -95,12 +96,13 @@ struct DemoServer {
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
         }
-        guard bound else { throw DemoError("cannot find a free port on 127.0.0.1") }
+        guard bound else { throw LocalServerError("cannot find a free port on 127.0.0.1") }
         return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 
-struct DemoError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+/// Why the local server could not be found, started or used; the text says what to do.
+public struct LocalServerError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }

@@ -1,0 +1,48 @@
+import Beacon
+import Captures
+import Foundation
+import Owners
+import Regions
+import Scanning
+import Testing
+import TestSupport
+import Tracking
+
+/// The owner's range view and a sentinel read a bike the same way: one path for a reading.
+struct RangeTrackerTests {
+    static let beacon = BeaconID("494E5445-4C4C-495F-524F-434B535F4857:20596:25984")!
+
+    /// The tag's advertisements in a real Raspberry Pi capture (Tests/Fixtures/captures/SOURCE.txt).
+    static func advertisements() throws -> [Advertisement] {
+        var reader = try CaptureReader(FileBytes(path: Paths.fixture("captures/govee-h5100.btsnoop").path))
+        var decoder = AdvertisementDecoder()
+        var found: [Advertisement] = []
+        while let packet = try reader.next() {
+            decoder.decode(h4: packet.h4, time: packet.time) { if $0.beacon == beacon { found.append($0) } }
+        }
+        return found
+    }
+
+    @Test func whatTheOwnerSeesIsWhatASentinelDecides() throws {
+        let readings = try Self.advertisements()
+        try #require(readings.count >= 17, "the fixture holds the tag's readings")
+        var range = RangeTracker(beacon: Self.beacon)
+        var sentinel = BeaconTracker(ownRegions: [Region(name: "garage", beacon: Self.beacon)])
+        for reading in readings {
+            range.record(reading)
+            _ = sentinel.observe(reading)
+            let seen = range.estimate(at: reading.time)
+            let decided = try #require(sentinel.estimate(of: Self.beacon, at: reading.time))
+            #expect(seen == decided, "at \(reading.time)")
+            #expect(range.history.samples.last?.filtered == decided.filteredRSSI)
+        }
+        let later = try #require(readings.last).time + range.staleAfter + 1
+        #expect(range.estimate(at: later) == sentinel.estimate(of: Self.beacon, at: later), "and both let it go stale together")
+    }
+
+    @Test func beforeTheFirstReadingTheBikeIsUnknown() {
+        let range = RangeTracker(beacon: Self.beacon)
+        let estimate = range.estimate(at: 100)
+        #expect(estimate.zone == .unknown && estimate.distance == nil)
+    }
+}
