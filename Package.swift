@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
     ],
     targets: [
         // Pure core: no I/O, time is an input.
@@ -36,6 +37,8 @@ let package = Package(
         .target(name: "Tracking", dependencies: ["Beacon", "Proximity", "Regions", "Registry"]),
         .target(name: "Analysis", dependencies: ["Beacon", "Proximity", "Regions"]),
         .target(name: "Owners", dependencies: ["Beacon", "Proximity", "Durable"]),
+        // The HTTP API's wire types (requests, responses, events): one definition for the server, the sentinel and the CLI.
+        .target(name: "BikebeaconAPI", dependencies: ["Beacon", "Registry"]),
 
         // Edges: radios and capture files in, advertisements out.
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
@@ -52,13 +55,24 @@ let package = Package(
             dependencies: ["Beacon", "DBus", "Captures", "HCI", .product(name: "Logging", package: "swift-log")]
         ),
 
+        // A small MQTT 3.1.1 publishing client (no MQTT package is among the usable ones).
+        .target(
+            name: "MQTT",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+
         // Files replaced atomically and durably: the sentinel's state, the owner's config.
         .target(name: "Durable"),
         // The daemon's durable edges: missing-list sync and cache, outbox, reporter.
         .target(
             name: "Sentinel",
             dependencies: [
-                "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Durable",
+                "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Durable", "BikebeaconAPI", "MQTT",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -88,10 +102,21 @@ let package = Package(
             name: "bikebeacon",
             dependencies: [
                 "Beacon", "Proximity", "Regions", "Registry", "Scanning", "Captures", "HCI", "Tracking", "Analysis", "Sentinel",
-                "Owners",
+                "Owners", "BikebeaconAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+
+        // Email: an SMTP client on SwiftNIO (no SMTP package is available) and MIME rendering.
+        .target(
+            name: "Mail",
+            dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
 
@@ -99,10 +124,12 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Beacon", "Registry",
+                "Beacon", "Registry", "Durable", "BikebeaconAPI", "Mail",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
@@ -118,7 +145,8 @@ let package = Package(
         .executableTarget(
             name: "bikebeacon-server",
             dependencies: [
-                "Server",
+                "Server", "Mail",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -126,6 +154,15 @@ let package = Package(
 
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport", "bikebeacon"]),
+        .testTarget(
+            name: "MQTTTests",
+            dependencies: [
+                "MQTT", "Benchmarks", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Beacon", "Proximity", "Regions", "Registry"]),
         .testTarget(name: "RegistryTests", dependencies: ["Registry", "Beacon", "Benchmarks"]),
         .testTarget(name: "RegionsTests", dependencies: ["Regions", "Analysis", "Benchmarks", "TestSupport", "bikebeacon"]),
@@ -140,16 +177,22 @@ let package = Package(
         .testTarget(
             name: "SentinelTests",
             dependencies: [
-                "Sentinel", "Durable", "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "TestSupport",
+                "Sentinel", "Durable", "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "TestSupport", "BikebeaconAPI",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        .testTarget(name: "MailTests", dependencies: ["Mail", "TestSupport", .product(name: "NIOSSL", package: "swift-nio-ssl")]),
+        .testTarget(
+            name: "BikebeaconAPITests",
+            dependencies: ["BikebeaconAPI", "Beacon", "Registry", "TestSupport", .product(name: "Yams", package: "Yams")]
+        ),
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Beacon", "TestSupport", "bikebeacon-server",
+                "Server", "Beacon", "BikebeaconAPI", "TestSupport", "bikebeacon-server",
+                "Mail", .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

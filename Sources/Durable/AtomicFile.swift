@@ -39,11 +39,28 @@ public enum AtomicFile {
             }
         }
         if failure == nil, fchmod(fd, permissions) != 0 { failure = .cannotWrite(path: temporary, step: "chmod", errno: errno) }
-        if failure == nil, durable, fsync(fd) != 0 { failure = .cannotWrite(path: temporary, step: "fsync", errno: errno) }
         close(fd)
         if let failure {
             unlink(temporary)
             throw failure
+        }
+        try commit(temporary, to: path, durable: durable)
+    }
+
+    /// Makes a fully written `temporary` file the new `path`: rename it over `path`, with an fsync of
+    /// the file before and of the directory after when `durable`. For files others write too
+    /// (SQLite's `VACUUM INTO`).
+    public static func commit(_ temporary: String, to path: String, durable: Bool = true) throws(AtomicFileError) {
+        if durable {
+            let fd = open(temporary, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw .cannotWrite(path: temporary, step: "open", errno: errno) }
+            let synced = fsync(fd) == 0
+            let code = errno
+            close(fd)
+            guard synced else {
+                unlink(temporary)
+                throw .cannotWrite(path: temporary, step: "fsync", errno: code)
+            }
         }
         guard rename(temporary, path) == 0 else {
             let code = errno

@@ -17,7 +17,7 @@ indirect enum ConfigurationSchema: Sendable {
         "ownBikes": .list(of: .mapping(["name": .value, "beacon": .value, "zone": .value])),
         "alarm": .mapping(["webhook": .value, "command": .value]),
         "metrics": .mapping(["host": .value, "port": .value]),
-        "mqtt": .mapping(["url": .value, "prefix": .value, "discovery": .value, "espresense": .value]),
+        "mqtt": .mapping(["url": .value, "prefix": .value, "discovery": .value, "espresense": .value, "name": .value, "caFile": .value]),
     ])
 
     /// Throws for the first key the schema does not know, naming its line and the likely intended key.

@@ -1,4 +1,5 @@
 import Beacon
+import BikebeaconAPI
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -48,38 +49,15 @@ public enum MissingListWireError: Error, CustomStringConvertible, Sendable {
     }
 }
 
-/// The JSON of `GET /v1/missing`: `{version, beacons}` in full, `{since, version, added, removed}` as a delta.
+/// The JSON of `GET /v1/missing`: a `MissingList` in full, or a `MissingDelta`.
 enum MissingListWire {
-    struct Entry: Codable {
-        var uuid: UUID
-        var major: UInt16
-        var minor: UInt16
-        var description: BikeDescription
-
-        var bike: MissingBike { MissingBike(beacon: BeaconID(uuid: uuid, major: major, minor: minor), description: description) }
-    }
-
-    struct Full: Codable {
-        var version: Int64
-        var beacons: [Entry]
-    }
-
-    struct Delta: Codable {
-        var since: Int64
-        var version: Int64
-        var added: [Entry]
-        var removed: [BeaconID]
-    }
-
     static func decode(_ data: Data, etag: String?) throws -> MissingListAnswer {
         let decoder = JSONDecoder()
-        if let full = try? decoder.decode(Full.self, from: data) {
+        if let full = try? decoder.decode(MissingList.self, from: data) {
             return .full(version: full.version, bikes: full.beacons.map(\.bike), etag: etag)
         }
         do {
-            let delta = try decoder.decode(Delta.self, from: data)
-            return .delta(MissingListDelta(since: delta.since, version: delta.version, added: delta.added.map(\.bike), removed: delta.removed),
-                          etag: etag)
+            return .delta(try decoder.decode(MissingDelta.self, from: data).delta, etag: etag)
         } catch {
             throw MissingListWireError.unexpectedShape(String(describing: error))
         }

@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Foundation
 import Logging
 import SQLiteNIO

@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Foundation
 import Logging
 
@@ -59,7 +60,7 @@ public actor Reporter {
                 return fail(sent: sent, reason: "cannot read the outbox: \(error)")
             }
             if batch.isEmpty { break }
-            let receipt: SightingReceipt
+            let receipt: SightingResult
             do {
                 receipt = try await transport.send(batch)
             } catch {

@@ -49,6 +49,8 @@ public struct SentinelConfiguration: Equatable, Sendable {
     public var alarmWebhook: String?
     /// Program and arguments run with the alarm JSON on stdin.
     public var alarmCommand: [String]?
+    /// Publish presence to an MQTT broker (Home Assistant, ESPresense); nil: no MQTT.
+    public var mqtt: MQTTSettings?
 
     public init(serverURL: String, token: String, stateDirectory: String) {
         self.serverURL = serverURL
@@ -65,6 +67,9 @@ public struct SentinelConfiguration: Equatable, Sendable {
         struct Bike: Decodable { var name: String; var beacon: String; var zone: Zone? }
         struct Alarm: Decodable { var webhook: String?; var command: [String]? }
         struct Metrics: Decodable { var host: String?; var port: Int? }
+        struct MQTT: Decodable {
+            var url: String; var prefix: String?; var discovery: String?; var espresense: Bool?; var name: String?; var caFile: String?
+        }
         var server: Server?
         var stateDirectory: String?
         var statusDirectory: String?
@@ -74,6 +79,7 @@ public struct SentinelConfiguration: Equatable, Sendable {
         var ownBikes: [Bike]?
         var alarm: Alarm?
         var metrics: Metrics?
+        var mqtt: MQTT?
     }
 
     /// Reads `yaml` and applies `environment` on top.
@@ -99,6 +105,8 @@ public struct SentinelConfiguration: Equatable, Sendable {
             }
             return OwnBike(name: bike.name, beacon: beacon, zone: bike.zone)
         }
+        c.mqtt = file.mqtt.map(MQTTSettings.init(file:))
+        if let v = environment["BIKEBEACON_MQTT_URL"] { c.mqtt = c.mqtt.map { $0.with(url: v) } ?? MQTTSettings(url: v) }
         if let v = environment["BIKEBEACON_SERVER_URL"] { c.serverURL = v }
         if let v = environment["BIKEBEACON_TOKEN"] { c.token = v }
         if let v = environment["BIKEBEACON_STATE_DIRECTORY"] { c.stateDirectory = v }
@@ -191,5 +199,6 @@ public struct SentinelConfiguration: Equatable, Sendable {
         }
         if let metricsPort, !(1...65535).contains(metricsPort) { throw ConfigurationError.invalid("metrics.port must be 1…65535") }
         if let alarmCommand, alarmCommand.isEmpty { throw ConfigurationError.invalid("alarm.command must name a program") }
+        try mqtt?.validate(bikes: ownBikes)
     }
 }

@@ -11,6 +11,8 @@ public struct SentinelCore: Sendable {
     public struct Output: Equatable, Sendable {
         public var sightings: [Sighting] = []
         public var alarms: [OwnBikeAlarm] = []
+        /// Own bikes (by name) that came into their place: the other half of the alarm's story.
+        public var arrivals: [String] = []
     }
 
     private var tracker: BeaconTracker
@@ -29,6 +31,9 @@ public struct SentinelCore: Sendable {
     public var registry: MissingRegistry { tracker.registry }
     /// Beacons with per-beacon state now (for the flat-memory check and metrics).
     public var trackedBeaconCount: Int { tracker.trackedBeaconCount }
+
+    /// The tracker's latest estimate of a missing or own bike's beacon at `time`.
+    public func estimate(of beacon: BeaconID, at time: Double) -> ProximityEstimate? { tracker.estimate(of: beacon, at: time) }
 
     /// How far past the last reading a final tick must go for every beacon to have left.
     public var flushHorizon: Double {
@@ -66,6 +71,7 @@ public struct SentinelCore: Sendable {
             let ticked = tick(at: advertisement.time, makeID: makeID)
             out.sightings += ticked.sightings
             out.alarms += ticked.alarms
+            out.arrivals += ticked.arrivals
         }
         return out
     }
@@ -98,6 +104,9 @@ public struct SentinelCore: Sendable {
             case .own:
                 if case let .exited(region, _, time, lastSeen) = event.region, let bike = ownBikes[region.name] {
                     out.alarms.append(OwnBikeAlarm(bike: bike, time: time, lastSeen: lastSeen))
+                }
+                if case let .entered(region, _, _) = event.region, ownBikes[region.name] != nil {
+                    out.arrivals.append(region.name)
                 }
             case .other:
                 break

@@ -60,10 +60,14 @@ public enum SentinelRunner {
         let sync = MissingListSync(source: HTTPMissingListSource(server: server),
                                    cache: MissingListCache(path: state + "/missing-list.json"), logger: logger.labelled("bikebeacon.missing-list"))
         let stats = Stats(startedAt: now())
+        let mqtt = try configuration.mqtt.map {
+            try MQTTBridge(settings: $0, bikes: configuration.ownBikes, stateDirectory: state, logger: logger.labelled("bikebeacon.mqtt"))
+        }
         let summary: Summary
         do {
             summary = try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await reporter.run(sleep: { try await Task.sleep(for: .seconds($0)) }) }
+                if let mqtt { group.addTask { await mqtt.run() } }
                 if let port = configuration.metricsPort {
                     group.addTask {
                         do {
@@ -100,10 +104,13 @@ public enum SentinelRunner {
                         await sync.run(interval: configuration.listRefreshInterval, clock: now, sleep: { try await Task.sleep(for: .seconds($0)) })
                     }
                     created = try await scan(scanner, replay: isReplay, configuration: configuration, outbox: outbox, sync: sync,
-                                             stats: stats, group: &group, logger: logger)
+                                             stats: stats, mqtt: mqtt, group: &group, logger: logger)
                 }
                 if case .live = source {} else {
                     try await waitUntilDrained(outbox, timeout: drainTimeout)
+                    if let mqtt, await !mqtt.client.flush(timeout: .seconds(drainTimeout)) {
+                        logger.warning("not every MQTT message reached the broker before the end", metadata: ["broker": "\(mqtt.settings.broker.map { "\($0)" } ?? "")"])
+                    }
                 }
                 group.cancelAll()
                 let queued = try await outbox.count()
@@ -126,7 +133,7 @@ public enum SentinelRunner {
 
     /// Feeds advertisements (and, live, clock ticks) through the core; returns sightings created.
     private static func scan(_ scanner: any Scanning.Scanner, replay: Bool, configuration: SentinelConfiguration, outbox: Outbox,
-                             sync: MissingListSync, stats: Stats, group: inout ThrowingTaskGroup<Void, any Error>,
+                             sync: MissingListSync, stats: Stats, mqtt: MQTTBridge?, group: inout ThrowingTaskGroup<Void, any Error>,
                              logger: Logger) async throws -> Int {
         var core = SentinelCore(ownBikes: configuration.ownBikes, registry: await sync.registry,
                                 sighting: .init(presentInterval: configuration.presentInterval))
@@ -135,7 +142,9 @@ public enum SentinelRunner {
         var alarms: [Task<Void, Never>] = []
         var lastTime = 0.0
         var lastListCheck = now()
-        func deliver(_ out: SentinelCore.Output) async throws {
+        var presence = mqtt?.presence()
+        /// `heard`: the advertisement the output came from, if any; `time`: when, if not `lastTime`.
+        func deliver(_ out: SentinelCore.Output, heard advertisement: Advertisement? = nil, at time: Double? = nil) async throws {
             for sighting in out.sightings {
                 try await outbox.append(sighting)
                 created += 1
@@ -149,13 +158,19 @@ public enum SentinelRunner {
                 if alarms.count > 16 { await alarms.removeFirst().value }
             }
             if !out.sightings.isEmpty { await stats.created(out.sightings.count) }
+            let estimate = advertisement.flatMap { core.estimate(of: $0.beacon, at: $0.time) }
+            if let mqtt, let messages = presence?.step(advertisement: advertisement, estimate: estimate, output: out, time: time ?? lastTime),
+               !messages.isEmpty {
+                await mqtt.client.publish(messages)
+            }
         }
         func handle(_ input: Input) async throws {
             switch input {
             case let .advertisement(advertisement):
                 await stats.advertisement(matched: core.registry.contains(advertisement.beacon))
                 lastTime = max(lastTime, advertisement.time)
-                try await deliver(replay ? core.replay(advertisement, makeID: { UUID() }) : core.observe(advertisement, makeID: { UUID() }))
+                try await deliver(replay ? core.replay(advertisement, makeID: { UUID() }) : core.observe(advertisement, makeID: { UUID() }),
+                                  heard: advertisement)
             case let .tick(time):
                 lastTime = time
                 await stats.scanner(await scanner.counts())
@@ -174,7 +189,7 @@ public enum SentinelRunner {
         if replay {
             // A capture is read as fast as it is processed: nothing may be skipped.
             for try await advertisement in scanner.advertisements() { try await handle(.advertisement(advertisement)) }
-            try await deliver(core.finishReplay(makeID: { UUID() }))
+            try await deliver(core.finishReplay(makeID: { UUID() }), at: lastTime + core.flushHorizon)
         } else {
             // Live: advertisements and one-second ticks in one stream. If the core cannot keep
             // up, the oldest advertisements are dropped rather than memory growing.

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BikebeaconAPI
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -48,9 +49,8 @@ public struct ServerError: Error, CustomStringConvertible, Sendable {
 
     public init(status: HTTPResponseStatus, body: ByteBuffer) {
         self.status = status.code
-        struct ErrorJSON: Decodable { var error: String?; var message: String? }
-        let parsed = try? JSONDecoder().decode(ErrorJSON.self, from: Data(body.readableBytesView))
-        message = parsed?.message ?? parsed?.error ?? String(decoding: body.readableBytesView.prefix(200), as: UTF8.self)
+        let parsed = try? JSONDecoder().decode(ErrorBody.self, from: Data(body.readableBytesView))
+        message = parsed?.message ?? String(decoding: body.readableBytesView.prefix(200), as: UTF8.self)
     }
 
     /// Worth retrying later: the server is overloaded, rate-limiting or broken, not refusing us.

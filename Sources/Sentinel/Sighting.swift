@@ -1,11 +1,7 @@
 import Beacon
+import BikebeaconAPI
 import Foundation
 import Proximity
-
-/// What a sentinel says about a missing bike: it came, it is still here, it left.
-public enum SightingEvent: String, Codable, Sendable, CaseIterable {
-    case arrived, present, departed
-}
 
 /// One report for `POST /v1/sightings`. Its `id` is chosen when the sighting is created and
 /// never changes, so sending it again (after a lost answer, a crash, a restart) is harmless:
@@ -40,69 +36,49 @@ public struct Sighting: Hashable, Sendable {
     }
 }
 
-/// The wire form of `POST /v1/sightings` items: flat beacon fields, RFC 3339 times in UTC with
-/// milliseconds (what the server stores).
+/// Stored in the outbox and sent to the server in its wire form, `SightingItem`.
 extension Sighting: Codable {
-    enum CodingKeys: String, CodingKey {
-        case id, uuid, major, minor, event, time, firstSeen, lastSeen, rssi, distance, zone
-    }
-
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        id = try c.decode(UUID.self, forKey: .id)
-        beacon = BeaconID(uuid: try c.decode(UUID.self, forKey: .uuid),
-                          major: try c.decode(UInt16.self, forKey: .major),
-                          minor: try c.decode(UInt16.self, forKey: .minor))
-        event = try c.decode(SightingEvent.self, forKey: .event)
-        time = try RFC3339.decode(c, .time)
-        firstSeen = try RFC3339.decode(c, .firstSeen)
-        lastSeen = try RFC3339.decode(c, .lastSeen)
-        rssi = try c.decode(Int.self, forKey: .rssi)
-        distance = try c.decodeIfPresent(Double.self, forKey: .distance)
-        zone = try c.decode(Zone.self, forKey: .zone)
+        let item = try SightingItem(from: decoder)
+        func field<T>(_ value: T?, _ name: String) throws -> T {
+            guard let value else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "'\(name)' is not valid"))
+            }
+            return value
+        }
+        id = try field(UUID(uuidString: item.id), "id")
+        beacon = BeaconID(uuid: try field(UUID(uuidString: item.uuid), "uuid"),
+                          major: try field(UInt16(exactly: item.major), "major"), minor: try field(UInt16(exactly: item.minor), "minor"))
+        event = try field(SightingEvent(rawValue: item.event), "event")
+        time = try field(RFC3339.parse(item.time), "time")
+        firstSeen = try field(RFC3339.parse(item.firstSeen), "firstSeen")
+        lastSeen = try field(RFC3339.parse(item.lastSeen), "lastSeen")
+        rssi = item.rssi
+        distance = item.distance
+        zone = try field(Zone(rawValue: item.zone), "zone")
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id.uuidString.lowercased(), forKey: .id)
-        try c.encode(beacon.uuid.uuidString, forKey: .uuid)
-        try c.encode(beacon.major, forKey: .major)
-        try c.encode(beacon.minor, forKey: .minor)
-        try c.encode(event, forKey: .event)
-        try c.encode(RFC3339.format(time), forKey: .time)
-        try c.encode(RFC3339.format(firstSeen), forKey: .firstSeen)
-        try c.encode(RFC3339.format(lastSeen), forKey: .lastSeen)
-        try c.encode(rssi, forKey: .rssi)
-        if let distance, distance.isFinite { try c.encode(distance, forKey: .distance) } else { try c.encodeNil(forKey: .distance) }
-        try c.encode(zone, forKey: .zone)
+        try item.encode(to: encoder)
+    }
+
+    /// The wire form: flat beacon fields, RFC 3339 times in UTC with milliseconds (what the server stores).
+    public var item: SightingItem {
+        SightingItem(id: id.uuidString.lowercased(), uuid: beacon.uuid.uuidString, major: Int(beacon.major), minor: Int(beacon.minor),
+                     event: event.rawValue, time: RFC3339.format(time), firstSeen: RFC3339.format(firstSeen), lastSeen: RFC3339.format(lastSeen),
+                     rssi: rssi, distance: distance, zone: zone.rawValue)
     }
 }
 
-/// RFC 3339 date-times as the API speaks them: `2026-11-21T22:13:44.123Z`.
+/// RFC 3339 date-times as the API speaks them (`2026-11-21T22:13:44.123Z`), from and to the
+/// sentinel's epoch seconds, through the API's one codec.
 enum RFC3339 {
-    static let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: TimeZone(identifier: "UTC") ?? .current)
-    static let wholeSeconds = Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC") ?? .current)
-
-    /// Rounded to the millisecond from integers, so format → parse → format is stable (a date
-    /// formatter truncates, and 35.007 parsed back is 35.00699…).
+    /// Rounded to the millisecond, so format → parse → format is stable.
     static func format(_ epochSeconds: Double) -> String {
-        let milliseconds = Int64((epochSeconds * 1000).rounded())
-        let (seconds, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
-        let (whole, millis) = fraction < 0 ? (seconds - 1, fraction + 1000) : (seconds, fraction)
-        let text = Date(timeIntervalSince1970: Double(whole)).formatted(wholeSeconds)
-        let digits = String(millis)
-        return text.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
+        Timestamp.format(milliseconds: Int64((epochSeconds * 1000).rounded()))
     }
 
     static func parse(_ text: String) -> Double? {
-        (try? style.parse(text)).map(\.timeIntervalSince1970)
-    }
-
-    static func decode<K: CodingKey>(_ container: KeyedDecodingContainer<K>, _ key: K) throws -> Double {
-        let text = try container.decode(String.self, forKey: key)
-        guard let value = parse(text) else {
-            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "'\(text)' is not an RFC 3339 date-time")
-        }
-        return value
+        Timestamp.parse(text).map { Double($0) / 1000 }
     }
 }

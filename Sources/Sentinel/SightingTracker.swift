@@ -1,4 +1,5 @@
 #if canImport(FoundationEssentials)
+import BikebeaconAPI
 import FoundationEssentials
 #else
 import Foundation

@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Foundation
 import Hummingbird
 
@@ -23,13 +24,10 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
-    struct ErrorBody: Codable {
-        var error: String
-        var message: String
-    }
-
     static let unauthenticated = APIError(.unauthorized, "unauthenticated",
         "send 'Authorization: Bearer TOKEN' with a valid token", headers: [.wwwAuthenticate: "Bearer"])
+    static let sessionEnded = APIError(.unauthorized, "session_ended",
+        "your session has ended (logged out, revoked or expired); log in again")
     static let ownerOnly = APIError(.forbidden, "forbidden", "this endpoint needs an owner's session token")
     static let sentinelOnly = APIError(.forbidden, "forbidden", "this endpoint needs a sentinel token")
     static let bikeNotFound = APIError(.notFound, "not_found", "no such bike")

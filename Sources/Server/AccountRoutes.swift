@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Foundation
 import Hummingbird
 import HummingbirdBcrypt
@@ -5,31 +6,8 @@ import NIOPosix
 
 /// Owners: sign-up, log-in (bcrypt, throttled per email), log-out, and webhook settings.
 enum AccountRoutes {
-    struct Credentials: Codable {
-        var email: String
-        var password: String
-    }
-
-    struct AccountJSON: Codable {
-        var id: String
-        var email: String
-    }
-
-    struct TokenJSON: Codable {
-        var token: String
-    }
-
-    struct WebhookRequest: Codable {
-        var url: String
-    }
-
-    struct WebhookJSON: Codable {
-        var url: String
-        /// The HMAC key for `BikeBeacon-Signature`; shown only when the webhook is set.
-        var secret: String
-    }
-
-    static func add(to router: Router<AppContext>, state: ServerState) {
+    /// Sign-up and log-in are open; the rest are on `callers`, the authenticated group.
+    static func add(to router: Router<AppContext>, callers: RouterGroup<AppContext>, state: ServerState) {
         router.post("/v1/accounts") { request, context in
             let credentials = try await JSONResponse.decode(Credentials.self, from: request, context: context)
             let email = try normalised(email: credentials.email)
@@ -39,11 +17,14 @@ enum AccountRoutes {
             guard let id = try await state.accounts.create(email: email, passwordHash: hash, now: state.now) else {
                 throw APIError(.conflict, "email_taken", "an account with this email exists; log in instead")
             }
-            return try JSONResponse.make(AccountJSON(id: id, email: email), status: .created)
+            if state.options.requireVerifiedEmail {
+                try await AccountMailRoutes.sendVerification(accountID: id, email: email, state: state)
+            }
+            return try JSONResponse.make(Account(id: id, email: email), status: .created)
         }
 
         router.post("/v1/sessions") { request, context in
-            let credentials = try await JSONResponse.decode(Credentials.self, from: request, context: context)
+            let credentials = try await JSONResponse.decode(LogIn.self, from: request, context: context)
             let email = try normalised(email: credentials.email)
             let now = state.now
             let throttle = state.options.loginThrottle
@@ -64,39 +45,47 @@ enum AccountRoutes {
                 throw APIError(.unauthorized, "invalid_credentials", "email or password is wrong")
             }
             try await state.accounts.clearFailedLogins(email: email)
+            try await AccountMailRoutes.checkVerified(accountID: account.id, state: state)
             let token = Tokens.make(prefix: Tokens.ownerPrefix)
-            try await state.accounts.createSession(accountID: account.id, tokenDigest: Tokens.digest(token), now: now)
-            return try JSONResponse.make(TokenJSON(token: token))
+            let cookie = credentials.cookie == true
+            let session = try await state.sessions.create(accountID: account.id, tokenDigest: Tokens.digest(token), kind: cookie ? .cookie : .token,
+                                                          userAgent: request.headers[.userAgent], now: now)
+            guard cookie else { return try JSONResponse.make(Token(token: token)) }
+            let policy = state.options.sessions
+            var response = try JSONResponse.make(SessionRoutes.json(session, policy: policy, current: true))
+            SessionCookie.set(on: &response, token: token, maxAgeSeconds: Int(policy.lifetimeMilliseconds / 1000),
+                              secure: SessionCookie.isSecure(request))
+            return response
         }
 
-        router.delete("/v1/sessions") { request, _ in
-            _ = try await state.auth.owner(request)
-            if let header = request.headers[.authorization] {
-                let token = header.split(separator: " ", maxSplits: 1).last.map(String.init) ?? ""
-                try await state.accounts.deleteSession(tokenDigest: Tokens.digest(token))
-            }
-            return Response(status: .noContent)
+        callers.delete("/v1/sessions") { request, context in
+            let owner = try context.owner()
+            _ = try await state.sessions.delete(id: owner.sessionID, accountID: owner.accountID)
+            var response = Response(status: .noContent)
+            if owner.viaCookie { SessionCookie.clear(on: &response, secure: SessionCookie.isSecure(request)) }
+            return response
         }
 
-        router.get("/v1/account") { request, _ in
-            let accountID = try await state.auth.owner(request)
+        callers.get("/v1/account") { _, context in
+            let accountID = try context.owner().accountID
             let email = try await state.accounts.email(accountID: accountID) ?? ""
-            return try JSONResponse.make(AccountJSON(id: accountID, email: email))
+            return try JSONResponse.make(Account(id: accountID, email: email))
         }
 
-        router.put("/v1/account/webhook") { request, context in
-            let accountID = try await state.auth.owner(request)
+        callers.put("/v1/account/webhook") { request, context in
+            let accountID = try context.owner().accountID
             let body = try await JSONResponse.decode(WebhookRequest.self, from: request, context: context)
             guard let url = URL(string: body.url), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
                   url.host?.isEmpty == false, body.url.count <= 2000
             else { throw APIError.invalid("'url' must be an absolute http or https URL") }
+            try await PushRoutes.checkTarget(host: url.host ?? "", field: "url", state: state)
             let webhook = AccountStore.Webhook(url: body.url, secret: Tokens.make(prefix: "whsec_"))
             try await state.accounts.setWebhook(accountID: accountID, webhook)
-            return try JSONResponse.make(WebhookJSON(url: webhook.url, secret: webhook.secret))
+            return try JSONResponse.make(Webhook(url: webhook.url, secret: webhook.secret))
         }
 
-        router.delete("/v1/account/webhook") { request, _ in
-            let accountID = try await state.auth.owner(request)
+        callers.delete("/v1/account/webhook") { _, context in
+            let accountID = try context.owner().accountID
             try await state.accounts.setWebhook(accountID: accountID, nil)
             return Response(status: .noContent)
         }

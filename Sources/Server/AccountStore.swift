@@ -1,6 +1,6 @@
 import SQLKit
 
-/// Accounts, session tokens, failed logins and webhook settings in the database.
+/// Accounts, failed logins and webhook settings in the database (sessions: `SessionStore`).
 struct AccountStore: Sendable {
     let database: Database
 
@@ -34,28 +34,6 @@ struct AccountStore: Sendable {
             else { return nil }
             return Credentials(id: try row.decode(column: "id", as: String.self),
                                passwordHash: try row.decode(column: "password_hash", as: String.self))
-        }
-    }
-
-    func createSession(accountID: String, tokenDigest: String, now: Int64) async throws {
-        try await database.withSession { db in
-            try await db.raw("""
-                INSERT INTO sessions (token_hash, account_id, created_ms)
-                VALUES (\(bind: tokenDigest), \(bind: accountID), \(bind: now))
-                """).run()
-        }
-    }
-
-    func deleteSession(tokenDigest: String) async throws {
-        try await database.withSession { db in
-            try await db.raw("DELETE FROM sessions WHERE token_hash = \(bind: tokenDigest)").run()
-        }
-    }
-
-    func account(sessionDigest: String) async throws -> String? {
-        try await database.withSession { db in
-            try await db.raw("SELECT account_id FROM sessions WHERE token_hash = \(bind: sessionDigest)")
-                .first()?.decode(column: "account_id", as: String.self)
         }
     }
 

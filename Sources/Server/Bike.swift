@@ -1,37 +1,13 @@
-import Beacon
+import BikebeaconAPI
 import Foundation
 import Registry
 
-/// An owner's bike as the API shows it.
-struct Bike: Codable, Sendable, Equatable {
-    var id: String
-    var name: String
-    var make: String
-    var model: String
-    var colour: String
-    var frameNumber: String
-    var engineNumber: String
-    var notes: String
-    var beacon: BeaconID
-    var missing: Bool
-    var missingSince: String?
-    var createdAt: String
-    var updatedAt: String
-
+extension Bike {
     var description: BikeDescription { BikeDescription(make: make, model: model, colour: colour) }
 }
 
-/// The fields an owner sends to create a bike (`POST`) or change one (`PATCH`: only the fields present).
-struct BikeFields: Codable, Sendable {
-    var name: String?
-    var make: String?
-    var model: String?
-    var colour: String?
-    var frameNumber: String?
-    var engineNumber: String?
-    var notes: String?
-    var beacon: BeaconID?
-
+/// The server's rules for the fields an owner sends.
+extension BikeFields {
     static let maxLength = 200
     static let maxNotesLength = 4000
 
@@ -68,39 +44,5 @@ struct BikeFields: Codable, Sendable {
         if let notes { bike.notes = notes }
         if let beacon { bike.beacon = beacon }
         return bike
-    }
-}
-
-/// One entry of the missing list on the wire: `{uuid, major, minor, description}`.
-struct MissingBeaconJSON: Codable, Sendable {
-    var uuid: UUID
-    var major: UInt16
-    var minor: UInt16
-    var description: BikeDescription
-
-    init(_ bike: MissingBike) {
-        uuid = bike.beacon.uuid
-        major = bike.beacon.major
-        minor = bike.beacon.minor
-        description = bike.description
-    }
-}
-
-struct MissingListJSON: Codable, Sendable {
-    var version: Int64
-    var beacons: [MissingBeaconJSON]
-}
-
-struct MissingDeltaJSON: Codable, Sendable {
-    var since: Int64
-    var version: Int64
-    var added: [MissingBeaconJSON]
-    var removed: [BeaconID]
-
-    init(_ delta: MissingListDelta) {
-        since = delta.since
-        version = delta.version
-        added = delta.added.map(MissingBeaconJSON.init)
-        removed = delta.removed
     }
 }

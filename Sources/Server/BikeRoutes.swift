@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -5,32 +6,28 @@ import Hummingbird
 /// Owners' bikes: CRUD, reporting missing and recovered, and each bike's sightings.
 /// Another owner's bike answers 404, exactly like a bike that does not exist.
 enum BikeRoutes {
-    struct BikeListJSON: Codable {
-        var bikes: [Bike]
-    }
-
-    static func add(to router: Router<AppContext>, state: ServerState) {
+    static func add(to router: RouterGroup<AppContext>, state: ServerState) {
         router.post("/v1/bikes") { request, context in
-            let owner = try await state.auth.owner(request)
+            let owner = try context.owner().accountID
             let fields = try await JSONResponse.decode(BikeFields.self, from: request, context: context)
             try fields.validate(creating: true)
             let bike = try await state.bikes.create(owner: owner, fields: fields, now: state.now)
             return try JSONResponse.make(bike, status: .created, headers: [.location: "/v1/bikes/\(bike.id)"])
         }
 
-        router.get("/v1/bikes") { request, _ in
-            let owner = try await state.auth.owner(request)
-            return try JSONResponse.make(BikeListJSON(bikes: try await state.bikes.list(owner: owner)))
+        router.get("/v1/bikes") { request, context in
+            let owner = try context.owner().accountID
+            return try JSONResponse.make(BikeList(bikes: try await state.bikes.list(owner: owner)))
         }
 
         router.get("/v1/bikes/{id}") { request, context in
-            let owner = try await state.auth.owner(request)
+            let owner = try context.owner().accountID
             guard let bike = try await state.bikes.find(id: try bikeID(context), owner: owner) else { throw APIError.bikeNotFound }
             return try JSONResponse.make(bike)
         }
 
         router.patch("/v1/bikes/{id}") { request, context in
-            let owner = try await state.auth.owner(request)
+            let owner = try context.owner().accountID
             let id = try bikeID(context)
             let fields = try await JSONResponse.decode(BikeFields.self, from: request, context: context)
             try fields.validate(creating: false)
@@ -41,22 +38,23 @@ enum BikeRoutes {
         }
 
         router.delete("/v1/bikes/{id}") { request, context in
-            let owner = try await state.auth.owner(request)
+            let owner = try context.owner().accountID
             guard try await state.bikes.delete(id: try bikeID(context), owner: owner) else { throw APIError.bikeNotFound }
             return Response(status: .noContent)
         }
 
         for (path, missing) in [("/v1/bikes/{id}/missing", true), ("/v1/bikes/{id}/recovered", false)] {
             router.post(RouterPath(path)) { request, context in
-                let owner = try await state.auth.owner(request)
+                let owner = try context.owner().accountID
                 guard let bike = try await state.bikes.setMissing(id: try bikeID(context), owner: owner, missing: missing, now: state.now)
                 else { throw APIError.bikeNotFound }
+                if !missing { await state.broker.published(to: [owner]) }
                 return try JSONResponse.make(bike)
             }
         }
 
         router.get("/v1/bikes/{id}/sightings") { request, context in
-            let owner = try await state.auth.owner(request)
+            let owner = try context.owner().accountID
             let id = try bikeID(context)
             guard try await state.bikes.find(id: id, owner: owner) != nil else { throw APIError.bikeNotFound }
             let query = request.uri.queryParameters

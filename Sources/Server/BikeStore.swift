@@ -1,4 +1,5 @@
 import Beacon
+import BikebeaconAPI
 import Foundation
 import SQLKit
 
@@ -7,6 +8,7 @@ import SQLKit
 struct BikeStore: Sendable {
     let database: Database
     let missingList: MissingListStore
+    let notifications: NotificationDispatcher
 
     static let columns = """
         id, owner_id, name, make, model, colour, frame_number, engine_number, notes,
@@ -87,6 +89,11 @@ struct BikeStore: Sendable {
             let since: Int64? = missing ? now : nil
             try await db.raw("UPDATE bikes SET missing_since_ms = \(bind: since), updated_ms = \(bind: now) WHERE id = \(bind: id)").run()
             try await missingList.recordChange(of: [bike.beacon], in: db)
+            if !missing {
+                try await notifications.offer(OwnerNotification(
+                    event: .recovered, bikeId: bike.id, bikeName: bike.name, ownerId: owner, place: nil, latitude: nil,
+                    longitude: nil, time: Timestamp.format(milliseconds: now), zone: nil), now: now, in: db)
+            }
             return try await find(id: id, owner: owner, in: db)
         }
     }

@@ -1,10 +1,9 @@
-import AsyncHTTPClient
 import Hummingbird
 import HummingbirdBcrypt
 import Logging
 import NIOPosix
 
-/// Assembles the HTTP application: routes, middleware, and the webhook worker.
+/// Assembles the HTTP application: routes, middleware, and the delivery worker (webhooks and notifications).
 public enum BikebeaconServer {
     /// Opens the database and brings its schema up to date (every start; a no-op when current).
     public static func openDatabase(_ url: DatabaseURL, logger: Logger, now: Int64) async throws -> Database {
@@ -20,24 +19,45 @@ public enum BikebeaconServer {
 
     public static func makeApplication(
         database: Database, options: ServerOptions, metrics: ServerMetrics = ServerMetrics(),
-        httpClient: HTTPClient = .shared, logger: Logger
+        logger: Logger
     ) async throws -> some ApplicationProtocol {
         let cost = options.bcryptCost
         let dummy = try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(Tokens.make(prefix: ""), cost: cost) }
+        let vapid = VAPID(key: try await PushSubscriptionStore.vapidKey(database: database, now: options.now()),
+                          subject: options.vapidSubject)
+        let outbound = OutboundHTTP(allowPrivateTargets: options.allowPrivateTargets)
+        let pushSender = WebPushSender(subscriptions: PushSubscriptionStore(database: database), vapid: vapid, http: outbound,
+                                       logger: logger, now: options.now)
+        // Every channel the server can send on; email when SMTP is configured.
+        var senders: [any NotificationSender] = [pushSender]
+        if let mail = options.mail {
+            senders.append(EmailSender(database: database, options: mail, logger: logger, now: options.now))
+        }
+        let dispatcher = NotificationDispatcher(interval: options.notifyIntervalMilliseconds,
+                                                channels: Set(senders.map(\.channel)), flavor: database.flavor)
         let state = ServerState(
             database: database, options: options, metrics: metrics, broker: EventBroker(),
-            sentinelLimiter: RateLimiter(limit: options.sentinelRateLimit), logger: logger, dummyPasswordHash: dummy)
+            sentinelLimiter: RateLimiter(database: database, limit: options.sentinelRateLimit), logger: logger, dummyPasswordHash: dummy,
+            vapid: vapid, outbound: outbound, notifications: dispatcher)
         let router = Router(context: AppContext.self)
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware())
         OpsRoutes.add(to: router, state: state)
-        AccountRoutes.add(to: router, state: state)
-        BikeRoutes.add(to: router, state: state)
-        SentinelRoutes.add(to: router, state: state)
-        EventRoutes.add(to: router, state: state)
-        DashboardRoutes.add(to: router)
+        let callers = Authentication.group(router, state: state)
+        AccountRoutes.add(to: router, callers: callers, state: state)
+        AccountDataRoutes.add(to: callers, state: state)
+        SessionRoutes.add(to: callers, state: state)
+        BikeRoutes.add(to: callers, state: state)
+        SentinelRoutes.add(to: callers, state: state)
+        EventRoutes.add(to: callers, state: state)
+        DashboardRoutes.add(to: router, options: options, logger: logger)
+        PushRoutes.add(to: router, callers: callers, state: state)
+        AccountMailRoutes.add(to: router, state: state)
+        let queue = NotificationQueue(database: database, dispatcher: dispatcher,
+                                      senders: Dictionary(senders.map { ($0.channel, $0) }) { first, _ in first },
+                                      backoff: options.webhookBackoff, logger: logger, now: options.now)
         let worker = WebhookWorker(database: database, broker: state.broker, backoff: options.webhookBackoff,
-                                   httpClient: httpClient, logger: logger, now: options.now)
+                                   http: outbound, notifications: queue, logger: logger, now: options.now)
         return Application(
             router: router,
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "bikebeacon"),

@@ -12,9 +12,9 @@ enum EventRoutes {
     /// server notice a client that went away (the write fails) within seconds.
     static let keepAliveTicks = 20
 
-    static func add(to router: Router<AppContext>, state: ServerState) {
-        router.get("/v1/events") { request, _ in
-            let account = try await state.auth.owner(request)
+    static func add(to router: RouterGroup<AppContext>, state: ServerState) {
+        router.get("/v1/events") { request, context in
+            let account = try context.owner().accountID
             let start: Int64
             if let last = request.headers[HTTPField.Name("Last-Event-ID")!] {
                 guard let id = Int64(last), id >= 0 else { throw APIError.invalid("'Last-Event-ID' must be an event id") }

@@ -1,23 +1,6 @@
-import Beacon
+import BikebeaconAPI
 import Foundation
 import SQLKit
-
-/// What an owner is told when their missing bike arrives at or leaves a sentinel.
-struct NotificationEvent: Codable, Sendable, Equatable {
-    var type: String
-    var sightingId: String
-    var bikeId: String
-    var bikeName: String
-    var event: String
-    var time: String
-    var beacon: BeaconID
-    var zone: String
-    var rssi: Int
-    var distance: Double?
-    var sentinel: String
-    var latitude: Double
-    var longitude: Double
-}
 
 /// A stored event with its position in the owner's stream.
 struct StoredEvent: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Foundation
 import Hummingbird
 
@@ -9,11 +10,7 @@ enum JSONResponse {
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
     }
 
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
+    static let encoder = APIJSON.encoder()
 
     /// Decodes a request body, within the context's body limit.
     static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: AppContext) async throws -> T {

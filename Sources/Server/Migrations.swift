@@ -85,6 +85,73 @@ enum Migrations {
             """,
             "CREATE INDEX deliveries_due ON deliveries (next_attempt_ms)",
         ]),
+        // Sessions get a public id (to list and revoke them), a kind (bearer token or dashboard cookie),
+        // a last use (idle expiry) and the user agent (so owners can tell their devices apart).
+        common(13, [
+            "ALTER TABLE sessions ADD COLUMN id TEXT",
+            "ALTER TABLE sessions ADD COLUMN kind TEXT NOT NULL DEFAULT 'token'",
+            "ALTER TABLE sessions ADD COLUMN last_used_ms BIGINT",
+            "ALTER TABLE sessions ADD COLUMN user_agent TEXT",
+            "UPDATE sessions SET id = substr(token_hash, 1, 32), last_used_ms = created_ms",
+            "CREATE UNIQUE INDEX sessions_id ON sessions (id)",
+            "CREATE INDEX sessions_account ON sessions (account_id)",
+        ]),
+        // Notifications (#9). Version 20, not 4: parallel branches add steps too, and a shared number would skip one.
+        Step(
+            version: 20,
+            sqlite: [
+                """
+                CREATE TABLE notification_deliveries (id INTEGER PRIMARY KEY AUTOINCREMENT,
+                  account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE, channel TEXT NOT NULL,
+                  target TEXT NOT NULL, payload TEXT NOT NULL, attempts BIGINT NOT NULL, next_attempt_ms BIGINT NOT NULL,
+                  delivered_ms BIGINT, failed_ms BIGINT, last_error TEXT, created_ms BIGINT NOT NULL)
+                """,
+            ] + notificationTables,
+            postgres: [
+                """
+                CREATE TABLE notification_deliveries (id BIGSERIAL PRIMARY KEY,
+                  account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE, channel TEXT NOT NULL,
+                  target TEXT NOT NULL, payload TEXT NOT NULL, attempts BIGINT NOT NULL, next_attempt_ms BIGINT NOT NULL,
+                  delivered_ms BIGINT, failed_ms BIGINT, last_error TEXT, created_ms BIGINT NOT NULL)
+                """,
+            ] + notificationTables
+        ),
+        accountMail,
+        // Sentinel rate limits shared by every replica (#13). Version 40: parallel branches add 13, 20, 30.
+        common(40, ["CREATE TABLE rate_buckets (key TEXT PRIMARY KEY, tokens DOUBLE PRECISION NOT NULL, last_ms BIGINT NOT NULL)"]),
+    ]
+
+    /// Password-reset and email-verification tokens (#9, email). Version 30: see step 20.
+    static let accountMail = common(30, [
+        "ALTER TABLE accounts ADD COLUMN email_verified_ms BIGINT",
+        // Accounts made before verification existed count as verified.
+        "UPDATE accounts SET email_verified_ms = created_ms",
+        """
+        CREATE TABLE account_tokens (token_hash TEXT PRIMARY KEY,
+          account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE, purpose TEXT NOT NULL,
+          created_ms BIGINT NOT NULL, expires_ms BIGINT NOT NULL, used_ms BIGINT)
+        """,
+        "CREATE INDEX account_tokens_account ON account_tokens (account_id, purpose, created_ms)",
+    ])
+
+    /// Push subscriptions, owners' channel settings, the no-spam windows and the shared VAPID key.
+    static let notificationTables = [
+        "CREATE INDEX notification_deliveries_due ON notification_deliveries (next_attempt_ms)",
+        """
+        CREATE TABLE push_subscriptions (id TEXT PRIMARY KEY,
+          account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE, endpoint TEXT NOT NULL,
+          p256dh TEXT NOT NULL, auth TEXT NOT NULL, created_ms BIGINT NOT NULL, UNIQUE (account_id, endpoint))
+        """,
+        """
+        CREATE TABLE notification_settings (account_id TEXT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+          push BIGINT NOT NULL, email BIGINT NOT NULL)
+        """,
+        """
+        CREATE TABLE notification_windows (bike_id TEXT NOT NULL REFERENCES bikes(id) ON DELETE CASCADE,
+          place TEXT NOT NULL, last_sent_ms BIGINT NOT NULL, pending TEXT, PRIMARY KEY (bike_id, place))
+        """,
+        "CREATE INDEX notification_windows_pending ON notification_windows (last_sent_ms)",
+        "CREATE TABLE vapid_keys (id BIGINT PRIMARY KEY, private_key TEXT NOT NULL, created_ms BIGINT NOT NULL)",
     ]
 
     /// Brings the schema up to date. Safe with several servers starting at once on one PostgreSQL:

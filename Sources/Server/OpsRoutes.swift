@@ -1,13 +1,9 @@
+import BikebeaconAPI
 import Foundation
 import Hummingbird
 
 /// Health, metrics and the API description.
 enum OpsRoutes {
-    struct Health: Codable {
-        var status: String
-        var database: String
-    }
-
     static func add(to router: Router<AppContext>, state: ServerState) {
         router.get("/healthz") { _, _ in
             do {

@@ -12,6 +12,19 @@ public struct TokenBucket: Sendable, Equatable {
         last = now
     }
 
+    init(perSecond: Double, burst: Double, tokens: Double, last: Int64) {
+        self.perSecond = perSecond
+        self.burst = burst
+        self.tokens = tokens
+        self.last = last
+    }
+
+    /// Whole seconds until the next token, at least 1.
+    var secondsUntilNextToken: Int {
+        let seconds = (1 - tokens) / max(perSecond, 1e-9)
+        return Int(min(max(1, seconds.rounded(.up)), 86_400))
+    }
+
     /// Takes one token if there is one.
     public mutating func take(now: Int64) -> Bool {
         let elapsed = Double(max(0, now - last)) / 1000
@@ -33,25 +46,30 @@ public struct RateLimit: Sendable {
     }
 }
 
-/// One bucket per key (a sentinel's id), per server process. Buckets idle long enough to be full are dropped.
-actor RateLimiter {
-    private let limit: RateLimit
-    private var buckets: [String: TokenBucket] = [:]
-    private var lastSweep: Int64 = 0
+/// One bucket per key (a sentinel's id), kept in the database so every replica draws from the
+/// same bucket: a sentinel cannot multiply its rate by the number of servers behind a balancer.
+struct RateLimiter: Sendable {
+    let database: Database
+    let limit: RateLimit
 
-    init(limit: RateLimit) { self.limit = limit }
-
-    func allow(_ key: String, now: Int64) -> Bool {
-        if now - lastSweep > 60_000 { sweep(now: now) }
-        var bucket = buckets[key] ?? TokenBucket(perSecond: limit.perSecond, burst: limit.burst, now: now)
-        let allowed = bucket.take(now: now)
-        buckets[key] = bucket
-        return allowed
-    }
-
-    private func sweep(now: Int64) {
-        let refill = Int64(limit.burst / max(limit.perSecond, 0.001) * 1000)
-        buckets = buckets.filter { now - $0.value.last < refill }
-        lastSweep = now
+    /// nil when the request may go ahead, else the whole seconds until it may (for `Retry-After`).
+    func retryAfter(_ key: String, now: Int64) async throws -> Int? {
+        try await database.transaction { db in
+            try await db.raw("""
+                INSERT INTO rate_buckets (key, tokens, last_ms) VALUES (\(bind: key), \(bind: limit.burst), \(bind: now))
+                ON CONFLICT (key) DO NOTHING
+                """).run()
+            // Touching the row first takes its write lock, so two replicas cannot both spend the last token.
+            try await db.raw("UPDATE rate_buckets SET last_ms = last_ms WHERE key = \(bind: key)").run()
+            guard let row = try await db.raw("SELECT tokens, last_ms FROM rate_buckets WHERE key = \(bind: key)").first() else {
+                return nil
+            }
+            var bucket = TokenBucket(perSecond: limit.perSecond, burst: limit.burst,
+                                     tokens: try row.decode(column: "tokens", as: Double.self),
+                                     last: try row.decode(column: "last_ms", as: Int64.self))
+            let allowed = bucket.take(now: now)
+            try await db.raw("UPDATE rate_buckets SET tokens = \(bind: bucket.tokens), last_ms = \(bind: bucket.last) WHERE key = \(bind: key)").run()
+            return allowed ? nil : bucket.secondsUntilNextToken
+        }
     }
 }

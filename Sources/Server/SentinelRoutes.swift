@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Foundation
 import Hummingbird
 
@@ -5,13 +6,13 @@ import Hummingbird
 enum SentinelRoutes {
     static func etag(version: Int64) -> String { "\"v\(version)\"" }
 
-    static func add(to router: Router<AppContext>, state: ServerState) {
-        router.get("/v1/missing") { request, _ in
-            _ = try await state.auth.sentinel(request)
+    static func add(to router: RouterGroup<AppContext>, state: ServerState) {
+        router.get("/v1/missing") { request, context in
+            _ = try context.sentinel()
             if let sinceText = request.uri.queryParameters.get("since") {
                 guard let since = Int64(sinceText), since >= 0 else { throw APIError.invalid("'since' must be a list version (an integer ≥ 0)") }
                 if let delta = try await state.missingList.delta(since: since) {
-                    return try JSONResponse.make(MissingDeltaJSON(delta))
+                    return try JSONResponse.make(MissingDelta(delta))
                 }
             } else if let match = request.headers[.ifNoneMatch] {
                 // Cheap path for the common poll: one indexed read of the version.
@@ -19,26 +20,26 @@ enum SentinelRoutes {
                 if matches(match, tag) { return Response(status: .notModified, headers: [.eTag: tag]) }
             }
             let (version, bikes) = try await state.missingList.full()
-            let list = MissingListJSON(version: version, beacons: bikes.map(MissingBeaconJSON.init))
+            let list = MissingList(version: version, beacons: bikes.map(MissingBeacon.init))
             return try JSONResponse.make(list, headers: [.eTag: etag(version: version), .cacheControl: "no-cache"])
         }
 
         router.post("/v1/sightings") { request, context in
-            let sentinel = try await state.auth.sentinel(request)
-            guard await state.sentinelLimiter.allow(sentinel.id, now: state.now) else {
-                throw APIError(.tooManyRequests, "rate_limited", "this sentinel sends too often; wait a second and send larger batches",
-                               headers: [.retryAfter: "1"])
+            let sentinel = try context.sentinel()
+            if let wait = try await state.sentinelLimiter.retryAfter(sentinel.id, now: state.now) {
+                throw APIError(.tooManyRequests, "rate_limited", "this sentinel sends too often; wait \(wait) s and send larger batches",
+                               headers: [.retryAfter: "\(wait)"])
             }
-            let batch = try await JSONResponse.decode(SightingBatchJSON.self, from: request, context: context)
-            guard batch.sightings.count <= SightingValidation.maxBatch else {
-                throw APIError(.contentTooLarge, "batch_too_large", "send at most \(SightingValidation.maxBatch) sightings per request")
+            let batch = try await JSONResponse.decode(SightingBatch<LenientSightingItem>.self, from: request, context: context)
+            guard batch.sightings.count <= SightingBatch<SightingItem>.maxItems else {
+                throw APIError(.contentTooLarge, "batch_too_large", "send at most \(SightingBatch<SightingItem>.maxItems) sightings per request")
             }
             let (valid, invalid) = SightingValidation.validate(batch.sightings)
             let result = try await state.sightings.ingest(valid, from: sentinel, now: state.now)
             await state.broker.published(to: result.notifiedAccounts)
             let rejected = invalid + result.rejected
             state.metrics.countSightings(accepted: result.accepted, duplicates: result.duplicates, rejected: rejected.count)
-            return try JSONResponse.make(SightingResultJSON(accepted: result.accepted, duplicates: result.duplicates, rejected: rejected))
+            return try JSONResponse.make(SightingResult(accepted: result.accepted, duplicates: result.duplicates, rejected: rejected))
         }
     }
 

@@ -69,6 +69,22 @@ public struct SentinelStore: Sendable {
         }
     }
 
+    /// Issues a new token and voids the old one at once (a leaked config, a stolen SD card); the
+    /// sentinel keeps its name, place and sightings.
+    public func rotate(name: String) async throws -> String {
+        let token = Tokens.make(prefix: Tokens.sentinelPrefix)
+        try await database.transaction { db in
+            guard let row = try await db.raw("SELECT revoked_ms FROM sentinels WHERE name = \(bind: name)").first() else {
+                throw SentinelError.notFound(name)
+            }
+            guard try row.decode(column: "revoked_ms", as: Int64?.self) == nil else {
+                throw SentinelError.invalid("sentinel '\(name)' was revoked; enrol it again with 'sentinels add'")
+            }
+            try await db.raw("UPDATE sentinels SET token_hash = \(bind: Tokens.digest(token)) WHERE name = \(bind: name)").run()
+        }
+        return token
+    }
+
     func find(tokenDigest: String) async throws -> Sentinel? {
         try await database.withSession { db in
             try await db.raw("SELECT id, name, latitude, longitude, created_ms, revoked_ms FROM sentinels WHERE token_hash = \(bind: tokenDigest)")

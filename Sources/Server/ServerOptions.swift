@@ -12,11 +12,27 @@ public struct ServerOptions: Sendable {
     /// bcrypt work factor; 12 in production, lower only in tests.
     public var bcryptCost: UInt8
     public var loginThrottle: LoginThrottle
-    /// Requests per sentinel to `POST /v1/sightings`, per server process.
+    /// Requests per sentinel to `POST /v1/sightings`, shared by every server on the database.
     public var sentinelRateLimit: RateLimit
     /// Missing-list versions of change log kept for deltas; older `since` values get the full list.
     public var deltaRetention: Int64
     public var webhookBackoff: Backoff
+    /// Per bike and place at most one notification per this many milliseconds (`serve --notify-interval`).
+    public var notifyIntervalMilliseconds: Int64
+    /// Lets webhooks and push endpoints be loopback or private addresses, and push endpoints plain http (tests, development).
+    public var allowPrivateTargets: Bool
+    /// The VAPID `sub` claim: a `mailto:` or `https:` contact push services can reach the operator at.
+    public var vapidSubject: String
+    /// SMTP and links for email (notifications, password reset); nil sends no email.
+    public var mail: MailOptions? = nil
+    /// Sessions only for owners who confirmed their address (`serve --require-verified-email`; needs `mail`).
+    public var requireVerifiedEmail = false
+    /// The dashboard map's tile source (`serve --map-tiles`); the page's CSP allows its origin.
+    public var mapTiles: MapTiles = .openStreetMap
+    /// Debian's `libjs-leaflet` files, served at `/leaflet/`; absent, the dashboard draws its SVG sketch.
+    public var leafletDirectory: String = "/usr/share/javascript/leaflet"
+    /// How long dashboard (cookie) sessions last without use, and at most.
+    public var sessions = SessionPolicy()
     /// The wall clock in epoch milliseconds; injected so tests control time-based policies.
     public var now: @Sendable () -> Int64
 
@@ -28,6 +44,9 @@ public struct ServerOptions: Sendable {
         sentinelRateLimit: RateLimit = RateLimit(perSecond: 10, burst: 30),
         deltaRetention: Int64 = 10_000,
         webhookBackoff: Backoff = Backoff(),
+        notifyIntervalMilliseconds: Int64 = 30 * 60 * 1000,
+        allowPrivateTargets: Bool = false,
+        vapidSubject: String = "mailto:bikebeacon@localhost",
         now: @escaping @Sendable () -> Int64 = ServerOptions.wallClock
     ) {
         self.host = host
@@ -37,6 +56,9 @@ public struct ServerOptions: Sendable {
         self.sentinelRateLimit = sentinelRateLimit
         self.deltaRetention = deltaRetention
         self.webhookBackoff = webhookBackoff
+        self.notifyIntervalMilliseconds = notifyIntervalMilliseconds
+        self.allowPrivateTargets = allowPrivateTargets
+        self.vapidSubject = vapidSubject
         self.now = now
     }
 

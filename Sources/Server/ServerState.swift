@@ -11,11 +11,16 @@ struct ServerState: Sendable {
     let logger: Logger
     /// A bcrypt hash of a random string at the configured cost, checked when no account matches so failed logins take equal time.
     let dummyPasswordHash: String
+    let vapid: VAPID
+    let outbound: OutboundHTTP
+    let notifications: NotificationDispatcher
 
-    var auth: Authenticator { Authenticator(database: database) }
+    var sessions: SessionStore { SessionStore(database: database) }
     var accounts: AccountStore { AccountStore(database: database) }
     var missingList: MissingListStore { MissingListStore(database: database, retention: options.deltaRetention) }
-    var bikes: BikeStore { BikeStore(database: database, missingList: missingList) }
-    var sightings: SightingStore { SightingStore(database: database) }
+    var bikes: BikeStore { BikeStore(database: database, missingList: missingList, notifications: notifications) }
+    var sightings: SightingStore { SightingStore(database: database, notifications: notifications) }
+    var pushSubscriptions: PushSubscriptionStore { PushSubscriptionStore(database: database) }
+    var mailer: AccountMailer { AccountMailer(options: options.mail, logger: logger, now: options.now) }
     var now: Int64 { options.now() }
 }

@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Foundation
 
 /// Sightings as CSV (for spreadsheets) and GeoJSON (for maps). Pure.
@@ -5,7 +6,7 @@ enum SightingExport {
     static let csvHeader = ["id", "time", "event", "zone", "rssi", "distance", "latitude", "longitude", "sentinel",
                             "uuid", "major", "minor", "firstSeen", "lastSeen", "receivedAt"]
 
-    static func csv(_ sightings: [SightingJSON]) -> String {
+    static func csv(_ sightings: [SightingRecord]) -> String {
         var lines = [csvHeader.joined(separator: ",")]
         for s in sightings {
             let fields = [s.id, s.time, s.event, s.zone, String(s.rssi), s.distance.map { String($0) } ?? "",
@@ -32,7 +33,7 @@ enum SightingExport {
     struct Feature: Encodable {
         var type = "Feature"
         var geometry: Point
-        var properties: SightingJSON
+        var properties: SightingRecord
     }
 
     struct Point: Encodable {
@@ -41,7 +42,7 @@ enum SightingExport {
         var coordinates: [Double]
     }
 
-    static func geoJSON(_ sightings: [SightingJSON]) throws -> [UInt8] {
+    static func geoJSON(_ sightings: [SightingRecord]) throws -> [UInt8] {
         let collection = FeatureCollection(features: sightings.map {
             Feature(geometry: Point(coordinates: [$0.longitude, $0.latitude]), properties: $0)
         })

@@ -1,31 +1,7 @@
 import Beacon
+import BikebeaconAPI
 import Foundation
 import SQLKit
-
-/// A stored sighting as owners see it.
-struct SightingJSON: Codable, Sendable, Equatable {
-    var id: String
-    var clientId: String
-    var bikeId: String
-    var beacon: BeaconID
-    var event: String
-    var time: String
-    var firstSeen: String
-    var lastSeen: String
-    var rssi: Int
-    var distance: Double?
-    var zone: String
-    var latitude: Double
-    var longitude: Double
-    var sentinel: String
-    var receivedAt: String
-}
-
-struct SightingPageJSON: Codable, Sendable {
-    var sightings: [SightingJSON]
-    /// Pass as `?cursor=` for the next (older) page; absent on the last page.
-    var nextCursor: String?
-}
 
 /// The keyset position after a sighting in newest-first order: `TIME_MS~ID`.
 struct SightingCursor: Sendable, Equatable {
@@ -49,6 +25,7 @@ struct SightingCursor: Sendable, Equatable {
 /// Sightings in the database: idempotent batch ingest and owners' paged reads.
 struct SightingStore: Sendable {
     let database: Database
+    let notifications: NotificationDispatcher
 
     struct IngestResult: Sendable {
         var accepted: Int
@@ -101,6 +78,10 @@ struct SightingStore: Sendable {
                     time: Timestamp.format(milliseconds: s.time), beacon: s.beacon, zone: s.zone, rssi: s.rssi,
                     distance: s.distance, sentinel: sentinel.name, latitude: sentinel.latitude, longitude: sentinel.longitude)
                 try await EventStore.append(event, account: bike.ownerID, now: now, in: db)
+                try await notifications.offer(OwnerNotification(
+                    event: s.event == .departed ? .departed : .arrived, bikeId: bike.id, bikeName: bike.name, ownerId: bike.ownerID,
+                    place: sentinel.name, latitude: sentinel.latitude, longitude: sentinel.longitude,
+                    time: event.time, zone: s.zone), now: now, in: db)
                 notified.insert(bike.ownerID)
             }
             return IngestResult(accepted: inserted.count, duplicates: sightings.count - rejected.count - inserted.count,
@@ -132,7 +113,7 @@ struct SightingStore: Sendable {
     }
 
     /// A page of one bike's sightings, newest first, starting after `cursor`.
-    func page(bikeID: String, after cursor: SightingCursor?, limit: Int) async throws -> SightingPageJSON {
+    func page(bikeID: String, after cursor: SightingCursor?, limit: Int) async throws -> SightingPage {
         try await database.withSession { db in
             let rows: [any SQLRow]
             if let cursor {
@@ -153,13 +134,13 @@ struct SightingStore: Sendable {
             if rows.count > limit, let last = sightings.last, let time = Timestamp.parse(last.time) {
                 next = SightingCursor(time: time, id: last.id).text
             }
-            return SightingPageJSON(sightings: sightings, nextCursor: next)
+            return SightingPage(sightings: sightings, nextCursor: next)
         }
     }
 
-    static func sighting(_ row: any SQLRow) throws -> SightingJSON {
+    static func sighting(_ row: any SQLRow) throws -> SightingRecord {
         guard let beacon = try MissingListStore.beacon(row) else { throw StorageError.corruptRow("sightings row holds an invalid beacon") }
-        return SightingJSON(
+        return SightingRecord(
             id: try row.decode(column: "id", as: String.self),
             clientId: try row.decode(column: "client_id", as: String.self),
             bikeId: try row.decode(column: "bike_id", as: String.self),

@@ -11,9 +11,7 @@ enum Tokens {
     static func make(prefix: String) -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return prefix + Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return prefix + Base64URL.encode(bytes)
     }
 
     static func digest(_ token: String) -> String {

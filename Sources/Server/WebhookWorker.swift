@@ -13,7 +13,8 @@ struct WebhookWorker: Service {
     let database: Database
     let broker: EventBroker
     let backoff: Backoff
-    let httpClient: HTTPClient
+    let http: OutboundHTTP
+    let notifications: NotificationQueue
     let logger: Logger
     let now: @Sendable () -> Int64
 
@@ -37,6 +38,11 @@ struct WebhookWorker: Service {
                     try await deliverDue()
                 } catch {
                     logger.error("webhook queue check failed: \(error); retrying shortly")
+                }
+                do {
+                    try await notifications.deliverDue()
+                } catch {
+                    logger.error("notification queue check failed; retrying shortly", metadata: ["error": "\(error)"])
                 }
             } else {
                 idle += 1
@@ -80,9 +86,11 @@ struct WebhookWorker: Service {
         request.body = .bytes(ByteBuffer(bytes: body))
         var failure: String?
         do {
-            let response = try await httpClient.execute(request, timeout: Self.timeout)
-            _ = try? await response.body.collect(upTo: 64 * 1024)
+            let response = try await http.execute(request, timeout: Self.timeout)
             if !(200..<300).contains(response.status.code) { failure = "receiver answered \(response.status.code)" }
+        } catch let refused as OutboundHTTP.Refused {
+            logger.warning("webhook send refused", metadata: ["event": "\(item.eventID)", "reason": "\(refused)"])
+            failure = refused.description
         } catch {
             failure = "\(error)"
         }

@@ -70,6 +70,11 @@ public struct BeaconTracker: Sendable {
     /// Beacons with estimator state now.
     public var trackedBeaconCount: Int { estimators.count }
 
+    /// The latest estimate of a tracked beacon at `time`; nil for a beacon without state.
+    public func estimate(of beacon: BeaconID, at time: Double) -> ProximityEstimate? {
+        estimators[beacon]?.estimator.estimate(at: time)
+    }
+
     /// Takes the list the server sends. Bikes no longer missing stop producing events at once.
     public mutating func updateRegistry(_ registry: MissingRegistry) {
         self.registry = registry

@@ -1,4 +1,4 @@
-import Beacon
+import BikebeaconAPI
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -22,12 +22,6 @@ struct AccountClient {
         server = url
     }
 
-    private struct Credentials: Encodable { var email: String; var password: String }
-    private struct Token: Decodable { var token: String }
-    private struct ServerBike: Decodable { var name: String; var beacon: BeaconID }
-    private struct BikeList: Decodable { var bikes: [ServerBike] }
-    private struct ErrorBody: Decodable { var error: String; var message: String }
-
     /// `POST /v1/sessions`; returns the session token.
     func logIn(email: String, password: String) async throws(Failure) -> String {
         var request = URLRequest(url: server.appendingPathComponent("v1/sessions"))
@@ -38,10 +32,10 @@ struct AccountClient {
     }
 
     /// `GET /v1/bikes` with the session's token.
-    func bikes(token: String) async throws(Failure) -> [Bike] {
+    func bikes(token: String) async throws(Failure) -> [Owners.Bike] {
         var request = URLRequest(url: server.appendingPathComponent("v1/bikes"))
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        return try await send(request, as: BikeList.self).bikes.map { Bike(name: $0.name, beacon: $0.beacon) }
+        return try await send(request, as: BikeList.self).bikes.map { Owners.Bike(name: $0.name, beacon: $0.beacon) }
     }
 
     private func send<T: Decodable>(_ request: URLRequest, as type: T.Type) async throws(Failure) -> T {

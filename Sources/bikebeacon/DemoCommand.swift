@@ -1,5 +1,6 @@
 import ArgumentParser
 import Beacon
+import BikebeaconAPI
 import Foundation
 import Logging
 import NIOHTTP1
@@ -54,9 +55,9 @@ struct DemoCommand: AsyncParsableCommand {
         let email = "ana@example.org", password = "correct horse battery staple"
         let credentials = Credentials(email: email, password: password)
         _ = try await call(anonymous, .POST, "/v1/accounts", credentials)
-        let session: SessionJSON = try decode(try await call(anonymous, .POST, "/v1/sessions", credentials))
+        let session: Token = try decode(try await call(anonymous, .POST, "/v1/sessions", credentials))
         let owner = ServerConnection(baseURL: server.baseURL, token: session.token)
-        let bike: BikeJSON = try decode(try await call(owner, .POST, "/v1/bikes", NewBike(
+        let bike: BikebeaconAPI.Bike = try decode(try await call(owner, .POST, "/v1/bikes", BikeFields(
             name: "Ana's commuter", make: "Gazelle", model: "Ultimate C8", colour: "green", frameNumber: "GZ-2291-4471", beacon: bikeBeacon)))
         say("3. owner      \(email) registered \(bike.name): a \(bike.colour) \(bike.make) \(bike.model), tag \(bikeBeacon)")
         _ = try await call(owner, .POST, "/v1/bikes/\(bike.id)/missing")
@@ -72,7 +73,7 @@ struct DemoCommand: AsyncParsableCommand {
                                                    drainTimeout: 30, logger: logger)
         say("              \(summary.advertisements) iBeacon advertisements, \(summary.sightingsCreated) sightings created, \(summary.delivered) delivered")
 
-        let page: SightingPageJSON = try decode(try await call(owner, .GET, "/v1/bikes/\(bike.id)/sightings?limit=100"))
+        let page: SightingPage = try decode(try await call(owner, .GET, "/v1/bikes/\(bike.id)/sightings?limit=100"))
         say("6. the owner  GET /v1/bikes/\(bike.id)/sightings:\n")
         let sightings = page.sightings.reversed()
         say(Self.table(Array(sightings)))
@@ -94,7 +95,7 @@ struct DemoCommand: AsyncParsableCommand {
 
     private func decode<T: Decodable>(_ data: Data) throws -> T { try JSONDecoder().decode(T.self, from: data) }
 
-    static func table(_ sightings: [SightingJSON]) -> String {
+    static func table(_ sightings: [SightingRecord]) -> String {
         let line = { (cells: [String]) in "  " + zip(cells, [19, 9, 10, 8, 5]).map { pad($0, $1) }.joined(separator: " ") + " " + (cells.last ?? "") }
         let rows = sightings.map { s in
             line([clock(s.time), s.event, s.zone, s.distance.map { String(format: "%.1f m", $0) } ?? "?", String(s.rssi), s.sentinel])
@@ -107,7 +108,7 @@ struct DemoCommand: AsyncParsableCommand {
         String(rfc3339.prefix(19)).replacingOccurrences(of: "T", with: " ")
     }
 
-    static func closest(_ sightings: [SightingJSON]) -> String {
+    static func closest(_ sightings: [SightingRecord]) -> String {
         let zones = ["immediate", "near", "far"]
         guard let best = sightings.map(\.zone).min(by: { (zones.firstIndex(of: $0) ?? 9) < (zones.firstIndex(of: $1) ?? 9) }) else { return "" }
         return "at closest \(best)"
@@ -117,29 +118,3 @@ struct DemoCommand: AsyncParsableCommand {
 }
 
 private struct Empty: Encodable {}
-private struct Credentials: Encodable { var email: String; var password: String }
-private struct NewBike: Encodable { var name, make, model, colour, frameNumber: String; var beacon: BeaconID }
-private struct SessionJSON: Decodable { var token: String }
-
-private struct BikeJSON: Decodable {
-    var id: String
-    var name: String
-    var make: String
-    var model: String
-    var colour: String
-}
-
-struct SightingJSON: Decodable {
-    var event: String
-    var time: String
-    var firstSeen: String
-    var lastSeen: String
-    var rssi: Int
-    var distance: Double?
-    var zone: String
-    var latitude: Double
-    var longitude: Double
-    var sentinel: String
-}
-
-private struct SightingPageJSON: Decodable { var sightings: [SightingJSON] }

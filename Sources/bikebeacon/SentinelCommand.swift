@@ -10,7 +10,8 @@ struct SentinelCommand: AsyncParsableCommand {
         abstract: "Watch for missing bikes and report sightings to the server; raise the own-bike alarm.",
         discussion: """
         Settings come from the YAML file given with --config, then BIKEBEACON_SERVER_URL, \
-        BIKEBEACON_TOKEN, BIKEBEACON_STATE_DIRECTORY, BIKEBEACON_STATUS_DIRECTORY, BIKEBEACON_BACKEND and BIKEBEACON_ADAPTER, \
+        BIKEBEACON_TOKEN, BIKEBEACON_STATE_DIRECTORY, BIKEBEACON_STATUS_DIRECTORY, BIKEBEACON_BACKEND, BIKEBEACON_ADAPTER and \
+        BIKEBEACON_MQTT_URL, \
         then the options below. Sightings are committed to an outbox in the state directory before \
         they are sent, so a crash or an unreachable server loses nothing. Stops cleanly on \
         SIGTERM or Ctrl-C. With --replay, reads a capture instead of the radio and exits once the \
@@ -44,6 +45,9 @@ struct SentinelCommand: AsyncParsableCommand {
 
     @Option(help: "Adapter, e.g. hci0.")
     var adapter: String?
+
+    @Option(help: "Publish presence to this MQTT broker (mqtt://user:pass@host:1883 or mqtts://…); the config's mqtt section sets the rest.")
+    var mqttURL: String?
 
     @Option(help: "With --replay or --flush: longest wait for the outbox to drain, seconds.")
     var drainTimeout: Double = 60
@@ -113,6 +117,7 @@ struct SentinelCommand: AsyncParsableCommand {
         if let token { settings.token = token }
         if let stateDirectory { settings.stateDirectory = stateDirectory }
         if let adapter { settings.adapter = adapter }
+        if let mqttURL { settings.mqtt = settings.mqtt.map { $0.with(url: mqttURL) } ?? MQTTSettings(url: mqttURL) }
         if let backend {
             guard let value = SentinelConfiguration.Backend(rawValue: backend) else { throw ValidationError("--backend must be dbus or hci") }
             settings.backend = value

@@ -1,4 +1,5 @@
 import Beacon
+import BikebeaconAPI
 import Foundation
 import Registry
 @testable import Sentinel
@@ -53,10 +54,10 @@ actor FakeSightingServer: SightingTransport {
     func setDown(_ down: Bool) { isDown = down }
     func refuse(_ beacon: BeaconID) { refused.insert(beacon) }
 
-    func send(_ sightings: [Sighting]) async throws -> SightingReceipt {
+    func send(_ sightings: [Sighting]) async throws -> SightingResult {
         batches += 1
         if isDown { throw URLError(.cannotConnectToHost) }
-        var receipt = SightingReceipt(accepted: 0, duplicates: 0, rejected: [])
+        var receipt = SightingResult(accepted: 0, duplicates: 0, rejected: [])
         for s in sightings {
             if refused.contains(s.beacon) {
                 receipt.rejected.append(.init(id: s.id.uuidString.lowercased(), reason: "beacon is not on the missing list"))

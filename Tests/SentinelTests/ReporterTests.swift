@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Foundation
 import Testing
 @testable import Sentinel
@@ -44,7 +45,7 @@ import Testing
         actor LosesFirstAnswer: SightingTransport {
             let server = FakeSightingServer()
             var lost = false
-            func send(_ sightings: [Sighting]) async throws -> SightingReceipt {
+            func send(_ sightings: [Sighting]) async throws -> SightingResult {
                 let receipt = try await server.send(sightings)
                 if !lost {
                     lost = true

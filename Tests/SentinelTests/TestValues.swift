@@ -1,4 +1,5 @@
 import Beacon
+import BikebeaconAPI
 import Foundation
 import Proximity
 import Registry

@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -10,7 +11,7 @@ enum AccountScenarios {
         try await Harness.make(backend).run { client in
             let created = try await client.send(.post, "/v1/accounts", json: ["email": "Ann@Example.org ", "password": "correct horse battery"])
             #expect(created.status == .created)
-            #expect(try client.decode(AccountRoutes.AccountJSON.self, created).email == "ann@example.org")
+            #expect(try client.decode(Account.self, created).email == "ann@example.org")
             expectError(try await client.send(.post, "/v1/accounts", json: ["email": "ann@example.org", "password": "another password"]),
                         .conflict, "email_taken")
             expectError(try await client.send(.post, "/v1/accounts", json: ["email": "not-an-email", "password": "correct horse battery"]),
@@ -24,7 +25,7 @@ enum AccountScenarios {
                         .unauthorized, "invalid_credentials")
             let session = try await client.send(.post, "/v1/sessions", json: ["email": "ann@example.org", "password": "correct horse battery"])
             #expect(session.status == .ok)
-            let token = try client.decode(AccountRoutes.TokenJSON.self, session).token
+            let token = try client.decode(Token.self, session).token
             #expect(try await client.send(.get, "/v1/account", token: token).status == .ok)
             #expect(try await client.send(.delete, "/v1/sessions", token: token).status == .noContent)
             expectError(try await client.send(.get, "/v1/account", token: token), .unauthorized, "unauthenticated")

@@ -60,6 +60,10 @@ enum AuthorizationScenarios {
             // A garbage token and a non-bearer scheme are anonymous.
             expectError(try await client.send(.get, "/v1/bikes", token: "bbo_forged"), .unauthorized, "unauthenticated")
             expectError(try await client.send(.get, "/v1/bikes", headers: [.authorization: "Basic YTpi"]), .unauthorized)
+            // The scheme is case-insensitive (RFC 9110); a sentinel token with an owner's prefix is nobody's.
+            #expect(try await client.send(.get, "/v1/bikes", headers: [.authorization: "bearer \(ownerA)"]).status == .ok)
+            let disguised = "bbo_" + sentinel.dropFirst("bbs_".count)
+            expectError(try await client.send(.get, "/v1/missing", token: disguised), .unauthorized, "unauthenticated")
             let revokedResponse = try await client.send(.get, "/v1/missing", token: revoked)
             expectError(revokedResponse, .forbidden, "revoked")
         }

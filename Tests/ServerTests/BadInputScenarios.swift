@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -19,7 +20,7 @@ enum BadInputScenarios {
 
             let huge = String(repeating: "x", count: AppContext.bodyLimit + 1)
             expectError(try await client.send(.post, "/v1/bikes", token: owner, json: ["name": huge]), .contentTooLarge, "too_large")
-            let tooMany = Fixture.Batch(sightings: (0...SightingValidation.maxBatch).map { _ in Fixture.sighting(distance: nil) })
+            let tooMany = Fixture.Batch(sightings: (0...SightingBatch<SightingItem>.maxItems).map { _ in Fixture.sighting(distance: nil) })
             expectError(try await client.send(.post, "/v1/sightings", token: sentinel, json: tooMany), .contentTooLarge, "batch_too_large")
 
             expectError(try await client.send(.get, "/v1/nothing-here"), .notFound, "not_found")
@@ -27,7 +28,7 @@ enum BadInputScenarios {
             expectError(try await client.send(.put, "/v1/account/webhook", token: owner, json: ["url": "ftp://example.org/x"]), .badRequest)
             expectError(try await client.send(.put, "/v1/account/webhook", token: owner, json: ["url": "not a url"]), .badRequest)
             // Nothing above left a bike behind.
-            let bikes = try client.decode(BikeRoutes.BikeListJSON.self, try await client.send(.get, "/v1/bikes", token: owner))
+            let bikes = try client.decode(BikeList.self, try await client.send(.get, "/v1/bikes", token: owner))
             #expect(bikes.bikes.isEmpty)
         }
     }

@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -14,7 +15,7 @@ enum BikeScenarios {
             #expect(bike.beacon.description == "\(Fixture.beaconA):1:25626")
             #expect(Timestamp.parse(bike.createdAt) != nil)
 
-            let list = try client.decode(BikeRoutes.BikeListJSON.self, try await client.send(.get, "/v1/bikes", token: token))
+            let list = try client.decode(BikeList.self, try await client.send(.get, "/v1/bikes", token: token))
             #expect(list.bikes.map(\.id) == [bike.id])
             #expect(try client.decode(Bike.self, try await client.send(.get, "/v1/bikes/\(bike.id)", token: token)) == bike)
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+@testable import Server
 
 /// `bikebeacon-server sentinels add/list/revoke`, run as the operator would.
 @Suite struct CommandLineTests {
@@ -30,5 +31,51 @@ import TestSupport
 
         let badURL = try run("bikebeacon-server", ["sentinels", "list", "--database", "mysql://x"])
         #expect(badURL.status != 0 && badURL.stderr.contains("not a database URL"))
+    }
+}
+
+/// `backup`, `restore` and `sentinels rotate` as the operator runs them.
+@Suite struct BackupCommandLineTests {
+    @Test func backupRestoreAndRotate() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bikebeacon-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let live = ["--database", "sqlite://\(dir.path)/live.sqlite"]
+        let added = try run("bikebeacon-server", ["sentinels", "add", "--name", "cafe", "--latitude", "52.09", "--longitude", "5.12"] + live)
+        let oldToken = try #require(added.lines.last)
+
+        let rotated = try run("bikebeacon-server", ["sentinels", "rotate", "cafe"] + live)
+        #expect(rotated.status == 0, "\(rotated.stderr)")
+        let newToken = try #require(rotated.lines.last)
+        #expect(newToken.hasPrefix("bbs_") && newToken != oldToken)
+        #expect(try run("bikebeacon-server", ["sentinels", "rotate", "nobody"] + live).stderr.contains("no sentinel named 'nobody'"))
+
+        let backup = dir.appendingPathComponent("cafe.backup").path
+        let made = try run("bikebeacon-server", ["backup", backup] + live)
+        #expect(made.status == 0 && made.stdout.contains("0 account(s)"), "\(made.stderr)")
+        let again = try run("bikebeacon-server", ["backup", backup] + live)
+        #expect(again.status != 0 && again.stderr.contains("already exists"))
+        let nothing = try run("bikebeacon-server", ["backup", dir.appendingPathComponent("x").path, "--database", "sqlite://\(dir.path)/none.sqlite"])
+        #expect(nothing.status != 0 && nothing.stderr.contains("there is no database"))
+        #expect(!FileManager.default.fileExists(atPath: "\(dir.path)/none.sqlite"))
+
+        let notABackup = dir.appendingPathComponent("notes.txt").path
+        try "hello".write(toFile: notABackup, atomically: true, encoding: .utf8)
+        let refused = try run("bikebeacon-server", ["restore", notABackup, "--database", "sqlite://\(dir.path)/new.sqlite"])
+        #expect(refused.status != 0 && refused.stderr.contains("nothing was restored"), "\(refused.stderr)")
+        let overLive = try run("bikebeacon-server", ["restore", backup] + live)
+        #expect(overLive.status != 0 && overLive.stderr.contains("--replace"))
+
+        let restored = try run("bikebeacon-server", ["restore", backup, "--database", "sqlite://\(dir.path)/new.sqlite"])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        let listed = try run("bikebeacon-server", ["sentinels", "list", "--database", "sqlite://\(dir.path)/new.sqlite"])
+        #expect(listed.lines.last == "cafe\t52.09\t5.12\tactive")
+        // The restored sentinel answers to the rotated token only.
+        let database = try Database(url: .sqlite(path: "\(dir.path)/new.sqlite"), logger: Harness.logger)
+        let sentinels = SentinelStore(database: database)
+        let byNew = try await sentinels.find(tokenDigest: Tokens.digest(newToken))
+        let byOld = try await sentinels.find(tokenDigest: Tokens.digest(oldToken))
+        await database.shutdown()
+        #expect(byNew?.name == "cafe" && byOld == nil)
     }
 }

@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Foundation
 import Testing
 @testable import Server
@@ -57,13 +58,13 @@ import Testing
         noZone.zone = "kitchen"
         // Round-trip through JSON, as the server receives them.
         let items = try [good, late, noZone, good].map {
-            try JSONDecoder().decode(SightingBatchJSON.LenientItem.self, from: JSONEncoder().encode($0))
+            try JSONDecoder().decode(LenientSightingItem.self, from: JSONEncoder().encode($0))
         }
         let (valid, rejected) = SightingValidation.validate(items)
         #expect(valid.map(\.clientID) == ["7e57c0de-0000-4000-8000-000000000001"])
-        #expect(rejected.map(\.id) == [late.id, noZone.id].compactMap { $0 })
+        #expect(rejected.map(\.id) == [late.id, noZone.id])
         #expect(rejected[0].reason.contains("firstSeen"))
-        let notAnObject = try? JSONDecoder().decode(SightingBatchJSON.self, from: Data(#"{"sightings":[42]}"#.utf8))
+        let notAnObject = try? JSONDecoder().decode(SightingBatch<LenientSightingItem>.self, from: Data(#"{"sightings":[42]}"#.utf8))
         #expect(notAnObject.map { SightingValidation.validate($0.sightings).rejected.count } == 1)
     }
 

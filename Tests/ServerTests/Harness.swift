@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BikebeaconAPI
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -124,7 +125,7 @@ struct Client: Sendable {
         #expect(created.status == .created)
         let session = try await send(.post, "/v1/sessions", json: ["email": email, "password": password])
         #expect(session.status == .ok)
-        return try decode(AccountRoutes.TokenJSON.self, session).token
+        return try decode(Token.self, session).token
     }
 
     func bike(_ token: String, name: String = "Commuter", beacon: String = Fixture.beaconA, major: Int = 1, minor: Int = 25626) async throws -> Bike {
@@ -136,16 +137,10 @@ struct Client: Sendable {
     }
 }
 
-/// The error body every 4xx must carry.
-struct ErrorJSON: Codable {
-    var error: String
-    var message: String
-}
-
 func expectError(_ response: TestResponse, _ status: HTTPResponse.Status, _ code: String? = nil,
                  sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(response.status == status, "\(String(buffer: response.body))", sourceLocation: sourceLocation)
-    let body = try? JSONDecoder().decode(ErrorJSON.self, from: Data(response.body.readableBytesView))
+    let body = try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body.readableBytesView))
     #expect(body != nil, "error body is not {error, message}: \(String(buffer: response.body))", sourceLocation: sourceLocation)
     if let code { #expect(body?.error == code, sourceLocation: sourceLocation) }
     #expect(response.headers[.contentType]?.hasPrefix("application/json") == true, sourceLocation: sourceLocation)
@@ -159,12 +154,10 @@ enum Fixture {
 
     static func sighting(id: String = UUID().uuidString, uuid: String = beaconA, major: Int = 1, minor: Int = 25626,
                          event: String = "arrived", time: String = "2026-11-21T10:00:00Z", rssi: Int = -67,
-                         distance: Double? = 2.5, zone: String = "near") -> SightingItemJSON {
-        SightingItemJSON(id: id, uuid: uuid, major: major, minor: minor, event: event, time: time,
-                         firstSeen: time, lastSeen: time, rssi: rssi, distance: distance, zone: zone)
+                         distance: Double? = 2.5, zone: String = "near") -> SightingItem {
+        SightingItem(id: id, uuid: uuid, major: major, minor: minor, event: event, time: time,
+                     firstSeen: time, lastSeen: time, rssi: rssi, distance: distance, zone: zone)
     }
 
-    struct Batch: Codable, Sendable {
-        var sightings: [SightingItemJSON]
-    }
+    typealias Batch = SightingBatch<SightingItem>
 }

@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -15,7 +16,7 @@ enum MissingListScenarios {
 
             let empty = try await client.send(.get, "/v1/missing", token: sentinel)
             #expect(empty.status == .ok)
-            let v0 = try client.decode(MissingListJSON.self, empty)
+            let v0 = try client.decode(MissingList.self, empty)
             #expect(v0.beacons.isEmpty)
             let tag0 = try #require(empty.headers[.eTag])
             #expect(tag0 == "\"v\(v0.version)\"" && !tag0.hasPrefix("W/"))
@@ -27,24 +28,24 @@ enum MissingListScenarios {
             #expect(try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: owner).status == .ok)
             let full = try await client.send(.get, "/v1/missing", token: sentinel, headers: [.ifNoneMatch: tag0])
             #expect(full.status == .ok)
-            let v1 = try client.decode(MissingListJSON.self, full)
+            let v1 = try client.decode(MissingList.self, full)
             #expect(v1.version == v0.version + 1)
             #expect(v1.beacons.count == 1)
             #expect(v1.beacons.first?.description == .init(make: "Brompton", model: "C Line", colour: "racing green"))
             #expect(v1.beacons.first?.major == 1 && v1.beacons.first?.minor == 25626)
 
-            let added = try client.decode(MissingDeltaJSON.self, try await client.send(.get, "/v1/missing?since=\(v0.version)", token: sentinel))
+            let added = try client.decode(MissingDelta.self, try await client.send(.get, "/v1/missing?since=\(v0.version)", token: sentinel))
             #expect(added.since == v0.version && added.version == v1.version)
             #expect(added.added.map(\.uuid.uuidString) == [Fixture.beaconA] && added.removed.isEmpty)
 
             // A description change on a missing bike reaches sentinels as a new version.
             _ = try await client.send(.patch, "/v1/bikes/\(bike.id)", token: owner, json: ["colour": "black"])
             #expect(try await client.send(.post, "/v1/bikes/\(bike.id)/recovered", token: owner).status == .ok)
-            let removed = try client.decode(MissingDeltaJSON.self, try await client.send(.get, "/v1/missing?since=\(v1.version)", token: sentinel))
+            let removed = try client.decode(MissingDelta.self, try await client.send(.get, "/v1/missing?since=\(v1.version)", token: sentinel))
             #expect(removed.version == v1.version + 2)
             #expect(removed.added.isEmpty && removed.removed.map(\.description) == ["\(Fixture.beaconA):1:25626"])
             // Missing then recovered since v0: nothing to add, one to remove.
-            let net = try client.decode(MissingDeltaJSON.self, try await client.send(.get, "/v1/missing?since=\(v0.version)", token: sentinel))
+            let net = try client.decode(MissingDelta.self, try await client.send(.get, "/v1/missing?since=\(v0.version)", token: sentinel))
             #expect(net.added.isEmpty && net.removed.count == 1)
 
             // Older than the kept change log (3 versions): the full list instead.
@@ -53,11 +54,11 @@ enum MissingListScenarios {
                 _ = try await client.send(.post, "/v1/bikes/\(bike.id)/recovered", token: owner)
             }
             let tooOld = try await client.send(.get, "/v1/missing?since=\(v0.version)", token: sentinel)
-            let fullAgain = try client.decode(MissingListJSON.self, tooOld)
+            let fullAgain = try client.decode(MissingList.self, tooOld)
             #expect(fullAgain.version == v1.version + 6 && fullAgain.beacons.isEmpty)
             #expect(tooOld.headers[.eTag] == "\"v\(fullAgain.version)\"")
             // A version from the future (say, after a database restore) also gets the full list.
-            let future = try client.decode(MissingListJSON.self, try await client.send(.get, "/v1/missing?since=999999", token: sentinel))
+            let future = try client.decode(MissingList.self, try await client.send(.get, "/v1/missing?since=999999", token: sentinel))
             #expect(future.version == fullAgain.version)
             expectError(try await client.send(.get, "/v1/missing?since=abc", token: sentinel), .badRequest)
         }

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BikebeaconAPI
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -49,7 +50,8 @@ enum NotificationScenarios {
     }
 
     static func webhookDelivery(_ backend: Backend) async throws {
-        let harness = try await Harness.make(backend)
+        // The receiver is on loopback, which only --allow-private-targets permits.
+        let harness = try await Harness.make(backend, options: Harness.testOptions { $0.allowPrivateTargets = true })
         let (_, sentinel) = try await harness.sentinel("cafe", latitude: 52.52, longitude: 13.405)
         let receiver = Receiver(failFirst: 2)
         try await receiverApp(receiver).test(.live) { receiverClient in
@@ -59,7 +61,7 @@ enum NotificationScenarios {
                 let bike = try await client.bike(owner)
                 _ = try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: owner)
                 let set = try await client.send(.put, "/v1/account/webhook", token: owner, json: ["url": "http://127.0.0.1:\(port)/hook"])
-                let webhook = try client.decode(AccountRoutes.WebhookJSON.self, set)
+                let webhook = try client.decode(Webhook.self, set)
 
                 let batch = Fixture.Batch(sightings: [
                     Fixture.sighting(event: "arrived", time: "2026-11-21T10:00:00Z"),
@@ -88,6 +90,7 @@ enum NotificationScenarios {
     static func webhookSurvivesRestart(_ backend: Backend) async throws {
         let harness = try await Harness.make(backend, options: Harness.testOptions {
             $0.webhookBackoff = Backoff(baseMilliseconds: 50, capMilliseconds: 100, maxAttempts: 1000)
+            $0.allowPrivateTargets = true
         })
         let (_, sentinel) = try await harness.sentinel("cafe")
         let receiver = Receiver(failFirst: 0)
@@ -99,7 +102,7 @@ enum NotificationScenarios {
                 let bike = try await client.bike(owner)
                 _ = try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: owner)
                 let set = try await client.send(.put, "/v1/account/webhook", token: owner, json: ["url": "http://127.0.0.1:1/hook"])
-                let secret = try client.decode(AccountRoutes.WebhookJSON.self, set).secret
+                let secret = try client.decode(Webhook.self, set).secret
                 #expect(try await client.send(.post, "/v1/sightings", token: sentinel,
                                               json: Fixture.Batch(sightings: [Fixture.sighting(event: "arrived")])).status == .ok)
                 try await Task.sleep(for: .milliseconds(200))

@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -10,7 +11,7 @@ enum OpsScenarios {
         try await Harness.make(backend).run { client in
             let health = try await client.send(.get, "/healthz")
             #expect(health.status == .ok)
-            #expect(try client.decode(OpsRoutes.Health.self, health).database == backend.rawValue)
+            #expect(try client.decode(Health.self, health).database == backend.rawValue)
         }
     }
 
@@ -37,7 +38,7 @@ enum OpsScenarios {
             #expect(spec.status == .ok)
             let yaml = String(buffer: spec.body)
             #expect(yaml.hasPrefix("openapi: 3.1.0"))
-            for path in ["/v1/accounts:", "/v1/sessions:", "/v1/bikes/{id}/sightings:", "/v1/missing:", "/v1/sightings:", "/v1/events:"] {
+            for path in ["/v1/accounts:", "/v1/sessions:", "/v1/account/sessions:", "/v1/account/sessions/{id}:", "/v1/bikes/{id}/sightings:", "/v1/missing:", "/v1/sightings:", "/v1/events:"] {
                 #expect(yaml.contains(path), "openapi.yaml lacks \(path)")
             }
         }

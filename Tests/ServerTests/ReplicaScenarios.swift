@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BikebeaconAPI
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -29,7 +30,7 @@ enum ReplicaScenarios {
                 // B sees the version A bumped.
                 let after = try await b.send(.get, "/v1/missing", token: sentinel, headers: [.ifNoneMatch: tag])
                 #expect(after.status == .ok && after.headers[.eTag] != tag)
-                #expect(try b.decode(MissingListJSON.self, after).beacons.count == 1)
+                #expect(try b.decode(MissingList.self, after).beacons.count == 1)
 
                 let stream = Task { () -> String in
                     var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/events")

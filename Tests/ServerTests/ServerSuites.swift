@@ -5,6 +5,7 @@ import Testing
 struct SQLiteServerTests {
     @Test func accountsAndSessions() async throws { try await AccountScenarios.accountsAndSessions(.sqlite) }
     @Test func loginThrottle() async throws { try await AccountScenarios.loginThrottle(.sqlite) }
+    @Test func cookieSessions() async throws { try await SessionScenarios.cookieSessions(.sqlite) }
     @Test func bikes() async throws { try await BikeScenarios.crud(.sqlite) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.sqlite) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.sqlite) }
@@ -14,15 +15,25 @@ struct SQLiteServerTests {
     @Test func webhooks() async throws { try await NotificationScenarios.webhookDelivery(.sqlite) }
     @Test func webhookSurvivesRestart() async throws { try await NotificationScenarios.webhookSurvivesRestart(.sqlite) }
     @Test func eventStream() async throws { try await NotificationScenarios.eventStream(.sqlite) }
+    @Test func pushSubscriptionsAndSettings() async throws { try await PushScenarios.api(.sqlite) }
+    @Test func notificationWindow() async throws { try await PushScenarios.noSpam(.sqlite) }
+    @Test func privateTargetRefusedAtSend() async throws { try await PushScenarios.refusedAtSend(.sqlite) }
     @Test func replicasShareTheDatabase() async throws { try await ReplicaScenarios.sharedDatabase(.sqlite) }
     @Test func health() async throws { try await OpsScenarios.health(.sqlite) }
     @Test func metricsAndOpenAPI() async throws { try await OpsScenarios.metricsAndOpenAPI(.sqlite) }
+    @Test func backupWhilePosting() async throws { try await BackupScenarios.backupWhilePosting(.sqlite) }
+    @Test func exportThenDeleteAccount() async throws { try await AccountDataScenarios.exportThenDelete(.sqlite) }
+    @Test func sightingEmails() async throws { try await MailScenarios.sightingEmails(.sqlite) }
+    @Test func smtpOutage() async throws { try await MailScenarios.smtpOutage(.sqlite) }
+    @Test func passwordReset() async throws { try await MailScenarios.passwordReset(.sqlite) }
+    @Test func emailVerification() async throws { try await MailScenarios.emailVerification(.sqlite) }
 }
 
 @Suite("Server on PostgreSQL", .enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
 struct PostgresServerTests {
     @Test func accountsAndSessions() async throws { try await AccountScenarios.accountsAndSessions(.postgres) }
     @Test func loginThrottle() async throws { try await AccountScenarios.loginThrottle(.postgres) }
+    @Test func cookieSessions() async throws { try await SessionScenarios.cookieSessions(.postgres) }
     @Test func bikes() async throws { try await BikeScenarios.crud(.postgres) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.postgres) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.postgres) }
@@ -32,7 +43,16 @@ struct PostgresServerTests {
     @Test func webhooks() async throws { try await NotificationScenarios.webhookDelivery(.postgres) }
     @Test func webhookSurvivesRestart() async throws { try await NotificationScenarios.webhookSurvivesRestart(.postgres) }
     @Test func eventStream() async throws { try await NotificationScenarios.eventStream(.postgres) }
+    @Test func pushSubscriptionsAndSettings() async throws { try await PushScenarios.api(.postgres) }
+    @Test func notificationWindow() async throws { try await PushScenarios.noSpam(.postgres) }
+    @Test func privateTargetRefusedAtSend() async throws { try await PushScenarios.refusedAtSend(.postgres) }
     @Test func replicasShareTheDatabase() async throws { try await ReplicaScenarios.sharedDatabase(.postgres) }
     @Test func health() async throws { try await OpsScenarios.health(.postgres) }
     @Test func metricsAndOpenAPI() async throws { try await OpsScenarios.metricsAndOpenAPI(.postgres) }
+    @Test func backupWhilePosting() async throws { try await BackupScenarios.backupWhilePosting(.postgres) }
+    @Test func exportThenDeleteAccount() async throws { try await AccountDataScenarios.exportThenDelete(.postgres) }
+    @Test func sightingEmails() async throws { try await MailScenarios.sightingEmails(.postgres) }
+    @Test func smtpOutage() async throws { try await MailScenarios.smtpOutage(.postgres) }
+    @Test func passwordReset() async throws { try await MailScenarios.passwordReset(.postgres) }
+    @Test func emailVerification() async throws { try await MailScenarios.emailVerification(.postgres) }
 }

@@ -2,12 +2,15 @@
 // Every piece of server data reaches the page through textContent, never as HTML.
 "use strict";
 
-const TOKEN_KEY = "bikebeacon.token";
-const EMAIL_KEY = "bikebeacon.email";
 const COLOURS = ["black", "white", "grey", "silver", "red", "orange", "yellow", "green", "blue", "purple", "pink", "brown", "other"];
 
-const state = { token: localStorage.getItem(TOKEN_KEY), email: localStorage.getItem(EMAIL_KEY) || "",
-  bikes: [], selected: null, sightings: [], events: null };
+const PUSH_KEY = "bikebeacon.pushSubscription";
+/** The service worker's cache of the owner's data (sw.js): emptied on log-out. */
+const DATA_CACHE = "bikebeacon-data";
+
+// The session is an HttpOnly cookie this script cannot read; `bb_csrf` (readable) goes back in X-CSRF-Token.
+const state = { signedIn: false, email: "",
+  bikes: [], selected: null, sightings: [], events: null, config: null, map: null };
 
 const $ = (id) => document.getElementById(id);
 
@@ -28,10 +31,15 @@ class FieldError extends Error {
   constructor(message, field, status) { super(message); this.field = field; this.status = status; }
 }
 
+function csrfToken() {
+  const match = /(?:^|;\s*)bb_csrf=([^;]*)/.exec(document.cookie);
+  return match ? decodeURIComponent(match[1]) : "";
+}
+
 /** Calls the API; a refusal becomes a FieldError naming the field the server's message quotes ('name', …). */
 async function api(method, path, body, { raw = false } = {}) {
   const headers = {};
-  if (state.token) headers.Authorization = "Bearer " + state.token;
+  if (method !== "GET" && method !== "HEAD") headers["X-CSRF-Token"] = csrfToken();
   if (body !== undefined) headers["Content-Type"] = "application/json";
   let response;
   try {
@@ -39,7 +47,7 @@ async function api(method, path, body, { raw = false } = {}) {
   } catch (error) {
     throw new FieldError("Cannot reach the server: check your connection and try again.");
   }
-  if (response.status === 401 && state.token && path !== "/v1/sessions") {
+  if (response.status === 401 && state.signedIn && path !== "/v1/sessions") {
     logOut("Your session has ended: log in again.");
     throw new FieldError("Your session has ended: log in again.", null, 401);
   }
@@ -52,6 +60,7 @@ async function api(method, path, body, { raw = false } = {}) {
     if (code === "invalid_credentials") field = "password";
     throw new FieldError(message, field, response.status);
   }
+  showOffline(response.headers.get("X-Bikebeacon-Cached-At"));
   if (raw) return response;
   if (response.status === 204) return null;
   return response.json();
@@ -83,16 +92,17 @@ function showError(form, prefix, error) {
 // ---- signing in ----
 
 async function logIn(email, password) {
-  const { token } = await api("POST", "/v1/sessions", { email, password });
-  state.token = token; state.email = email.trim().toLowerCase();
-  localStorage.setItem(TOKEN_KEY, token); localStorage.setItem(EMAIL_KEY, state.email);
+  await api("POST", "/v1/sessions", { email, password, cookie: true });
+  state.signedIn = true; state.email = email.trim().toLowerCase();
   await showApp();
 }
 
 function logOut(message) {
-  if (state.token) fetch("/v1/sessions", { method: "DELETE", headers: { Authorization: "Bearer " + state.token } }).catch(() => {});
-  state.token = null; state.bikes = []; state.selected = null;
-  localStorage.removeItem(TOKEN_KEY);
+  if (state.signedIn) fetch("/v1/sessions", { method: "DELETE", headers: { "X-CSRF-Token": csrfToken() } }).catch(() => {});
+  state.signedIn = false; state.bikes = []; state.selected = null;
+  localStorage.removeItem(PUSH_KEY);
+  if (window.caches) caches.delete(DATA_CACHE).catch(() => {});
+  history.replaceState(null, "", "/");
   if (state.events) { state.events.abort(); state.events = null; }
   $("app").hidden = true; $("who").hidden = true; $("auth").hidden = false;
   if (message) $("login-form-error").textContent = message;
@@ -124,6 +134,45 @@ function wireAuth() {
     } catch (error) { showError(form, "signup", error); }
   });
   $("logout").addEventListener("click", () => logOut());
+  $("forgot-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = event.currentTarget; clearErrors(form); $("forgot-sent").textContent = "";
+    try {
+      const email = form.email.value.trim();
+      if (!email.includes("@")) throw new FieldError("Enter your email address.", "email");
+      await api("POST", "/v1/password-reset", { email });
+      $("forgot-sent").textContent = "If an account uses this address, a link to choose a new password is on its way; it works once, for 30 minutes.";
+    } catch (error) { showError(form, "forgot", error); }
+  });
+  $("reset-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = event.currentTarget; clearErrors(form);
+    try {
+      const password = form.password.value;
+      if (password.length < 8) throw new FieldError("Use a password of 8 characters or more.", "password");
+      await api("POST", "/v1/password-reset/confirm", { token: form.dataset.token, password });
+      form.reset(); form.hidden = true;
+      history.replaceState(null, "", "/");
+      $("login-form-error").textContent = "Password changed: log in with the new one.";
+    } catch (error) { showError(form, "reset", error); }
+  });
+}
+
+/** The links in account emails: `/#password-reset=TOKEN` opens the new-password form, `/#verify-email=TOKEN` confirms at once. */
+async function followAccountLink() {
+  const link = new URLSearchParams(location.hash.slice(1));
+  const reset = link.get("password-reset"), verify = link.get("verify-email");
+  if (reset) {
+    $("reset-form").dataset.token = reset;
+    $("reset-form").hidden = false;
+    $("reset-password").focus();
+  } else if (verify) {
+    history.replaceState(null, "", "/");
+    try {
+      await api("POST", "/v1/email-verification/confirm", { token: verify });
+      $("login-form-error").textContent = "Your address is confirmed: log in.";
+    } catch (error) { $("login-form-error").textContent = error.message; }
+  }
 }
 
 // ---- bikes ----
@@ -231,6 +280,8 @@ function wireBikeForm() {
 
 async function selectBike(id) {
   state.selected = id;
+  history.replaceState(null, "", `/?bike=${encodeURIComponent(id)}`);
+  if (state.map) { state.map.remove(); state.map = null; } // a fresh map per bike: tiles are tried again
   renderBikes();
   const bike = state.bikes.find((b) => b.id === id);
   $("sightings-hint").hidden = true; $("sightings-panel").hidden = false;
@@ -266,23 +317,74 @@ function renderSightings(freshId) {
   renderMap(state.sightings);
 }
 
-/** Sentinel places on an equirectangular plot scaled to their bounding box: works offline, no tiles. */
-function renderMap(sightings) {
-  const svg = $("map"), W = 320, H = 200, pad = 28;
+/** One entry per sentinel place, with how often the bike was heard there. */
+function placesOf(sightings) {
   const places = new Map();
   for (const s of sightings) {
     const key = `${s.sentinel}|${s.latitude}|${s.longitude}`;
     const place = places.get(key) || { name: s.sentinel, lat: s.latitude, lon: s.longitude, count: 0, last: s.time };
     place.count += 1; places.set(key, place);
   }
-  const list = [...places.values()];
+  return [...places.values()];
+}
+
+/** A tiled Leaflet map when Leaflet, the tile server and the network are there; the SVG sketch otherwise. */
+function renderMap(sightings) {
+  const list = placesOf(sightings);
+  $("map-caption").textContent = list.length === 0 ? "" :
+    `${list.length} sentinel place${list.length === 1 ? "" : "s"}, ${sightings.length} sighting${sightings.length === 1 ? "" : "s"}; north is up.`;
+  if (list.length > 0 && window.L && state.config && navigator.onLine) renderTiledMap(list);
+  else showSketch(list);
+}
+
+function showSketch(list) {
+  if (state.map) { state.map.remove(); state.map = null; }
+  $("tiled-map").hidden = true; $("map").removeAttribute("hidden"); // an <svg> has no .hidden property
+  renderSketch(list);
+}
+
+function escapeHtml(text) {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** Leaflet from our own server, tiles from `serve --map-tiles`; if no tile arrives, back to the sketch. */
+function renderTiledMap(list) {
+  $("tiled-map").hidden = false; $("map").setAttribute("hidden", "");
+  if (!state.map) {
+    const map = L.map("tiled-map", { scrollWheelZoom: false });
+    const tiles = L.tileLayer(state.config.tiles, { attribution: escapeHtml(state.config.attribution), maxZoom: 19 });
+    let loaded = 0;
+    tiles.on("tileload", () => { loaded += 1; $("tiled-map").dataset.tiles = "loaded"; });
+    tiles.on("load", () => { if (loaded === 0 && state.map === map) { showSketch(placesOf(state.sightings)); $("map-caption").textContent += " Map tiles could not be loaded: showing a sketch."; } });
+    tiles.addTo(map);
+    map.places = L.featureGroup().addTo(map);
+    state.map = map;
+  }
+  const map = state.map;
+  map.places.clearLayers();
+  for (const p of list) {
+    const marker = L.circleMarker([p.lat, p.lon], { className: "place", radius: Math.min(14, 5 + Math.sqrt(p.count) * 2),
+      color: "#fff", weight: 2, fillColor: "#b3261e", fillOpacity: 0.85 });
+    marker.bindTooltip(el("span", { text: `${p.name} (${p.count})` }), { permanent: true, direction: "right", offset: [12, 0] });
+    map.places.addLayer(marker);
+  }
+  map.fit = () => {
+    map.invalidateSize();
+    if (list.length === 1) map.setView([list[0].lat, list[0].lon], 16, { animate: false });
+    else map.fitBounds(map.places.getBounds(), { padding: [40, 40], maxZoom: 17, animate: false });
+  };
+  map.fit();
+}
+
+/** Sentinel places on an equirectangular plot scaled to their bounding box: works offline, no tiles. */
+function renderSketch(list) {
+  const svg = $("map"), W = 320, H = 200, pad = 28;
   const ns = "http://www.w3.org/2000/svg";
   const make = (tag, attrs, text) => { const n = document.createElementNS(ns, tag); for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v); if (text != null) n.textContent = text; return n; };
   const keep = svg.querySelector("title");
   svg.replaceChildren(keep, make("rect", { class: "frame", x: 0.5, y: 0.5, width: W - 1, height: H - 1 }));
   if (list.length === 0) {
     svg.append(make("text", { x: W / 2, y: H / 2, "text-anchor": "middle", class: "label" }, "No sentinel places yet"));
-    $("map-caption").textContent = "";
     return;
   }
   const lats = list.map((p) => p.lat), lons = list.map((p) => p.lon);
@@ -302,7 +404,6 @@ function renderMap(sightings) {
       dx: x > W * 0.7 ? (-2 * r - 6).toFixed(1) : 0 }, `${p.name} (${p.count})`));
     svg.append(group);
   }
-  $("map-caption").textContent = `${list.length} sentinel place${list.length === 1 ? "" : "s"}, ${sightings.length} sighting${sightings.length === 1 ? "" : "s"}; north is up.`;
 }
 
 async function exportSightings(format) {
@@ -318,7 +419,7 @@ async function exportSightings(format) {
   } catch (error) { $("sightings-error").textContent = error.message; }
 }
 
-// ---- live events: the server-sent-events stream, read with fetch so the token travels in a header ----
+// ---- live events: the server-sent-events stream, read with fetch (the session cookie goes with it) ----
 
 function setLive(on, text) {
   const badge = $("live");
@@ -329,13 +430,14 @@ async function followEvents() {
   const controller = new AbortController();
   state.events = controller;
   let lastId = null;
-  while (!controller.signal.aborted && state.token) {
+  while (!controller.signal.aborted && state.signedIn) {
     try {
-      const headers = { Authorization: "Bearer " + state.token, Accept: "text/event-stream" };
+      const headers = { Accept: "text/event-stream" };
       if (lastId) headers["Last-Event-ID"] = lastId;
       const response = await fetch("/v1/events", { headers, signal: controller.signal });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       setLive(true, "live: connected");
+      if (!$("offline").hidden) refresh(); // the server is back: replace what the offline cache showed
       const reader = response.body.getReader();
       const decoder = new TextDecoder();
       let buffer = "";
@@ -398,18 +500,188 @@ function wireWebhook() {
   });
 }
 
+// ---- offline: the service worker answers with what was last loaded ----
+
+/** Says so when an answer came from the service worker's cache (its time), hides the note when one came from the server. */
+function showOffline(cachedAt) {
+  if (cachedAt === null) { $("offline").hidden = true; return; }
+  const at = new Date(cachedAt);
+  $("offline").textContent = `Offline: showing what was last loaded${isNaN(at) ? "" : ` (${when(cachedAt)})`}. Changes need a connection.`;
+  $("offline").hidden = false;
+}
+
+function refresh() {
+  if (state.signedIn) { loadBikes(); loadSightings(); loadNotificationSettings(); loadSessions(); }
+}
+
+async function registerServiceWorker() {
+  if (!("serviceWorker" in navigator)) return;
+  try {
+    await navigator.serviceWorker.register("/sw.js");
+  } catch (error) { console.warn("bikebeacon: no offline shell:", error); }
+  navigator.serviceWorker.addEventListener("message", (event) => {
+    if (event.data && event.data.type === "show-bike" && event.data.bikeId) showBike(event.data.bikeId);
+  });
+}
+
+/** Opens a bike's sightings (a notification's click, or `/?bike=ID`) once the bikes are loaded. */
+async function showBike(id) {
+  if (!state.signedIn) return;
+  if (!state.bikes.some((b) => b.id === id)) await loadBikes();
+  if (state.bikes.some((b) => b.id === id)) await selectBike(id);
+}
+
+// ---- notifications: push on this device, and which channels the account wants ----
+
+function base64urlBytes(text) {
+  const base64 = text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4);
+  return Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+}
+
+function setNotifyStatus(text) { $("notify-status").textContent = text; }
+
+function renderPushButton() {
+  const on = Boolean(localStorage.getItem(PUSH_KEY));
+  $("notify-enable").textContent = on ? "Turn off notifications on this device" : "Enable notifications on this device";
+  $("notify-enable").dataset.on = on ? "true" : "false";
+}
+
+/** Subscribes this browser with the server's VAPID key and registers the subscription with the account. */
+async function enablePush() {
+  if (!("serviceWorker" in navigator) || !("PushManager" in window) || !("Notification" in window))
+    throw new FieldError("This browser cannot receive push notifications; email notifications still work.");
+  const permission = await Notification.requestPermission();
+  if (permission !== "granted")
+    throw new FieldError("Notifications are blocked for this site: allow them in the browser's site settings, then try again.");
+  let key;
+  try { key = (await api("GET", "/v1/push/key")).publicKey; }
+  catch (error) { throw new FieldError(error.status === 404 ? "This server does not send push notifications." : error.message); }
+  const registration = await navigator.serviceWorker.ready;
+  const applicationServerKey = base64urlBytes(key);
+  let subscription = await registration.pushManager.getSubscription();
+  const sameKey = subscription && subscription.options.applicationServerKey
+    && new Uint8Array(subscription.options.applicationServerKey).join() === applicationServerKey.join();
+  if (subscription && !sameKey) { await subscription.unsubscribe(); subscription = null; }
+  try {
+    // The browser asks its vendor's push service; without an answer it would wait for minutes.
+    const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error("no answer in 20 s")), 20000));
+    subscription = subscription || await Promise.race([registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey }), timeout]);
+  } catch (error) {
+    throw new FieldError(`The browser's push service did not subscribe this device (${error.message}). Check the connection and try again.`);
+  }
+  const saved = await api("POST", "/v1/push/subscriptions", subscription.toJSON());
+  localStorage.setItem(PUSH_KEY, saved.id);
+  setNotifyStatus("Notifications are on for this device.");
+}
+
+async function disablePush() {
+  const id = localStorage.getItem(PUSH_KEY);
+  const registration = await navigator.serviceWorker.ready;
+  const subscription = await registration.pushManager.getSubscription();
+  if (subscription) await subscription.unsubscribe();
+  if (id) await api("DELETE", `/v1/push/subscriptions/${encodeURIComponent(id)}`).catch((error) => { if (error.status !== 404) throw error; });
+  localStorage.removeItem(PUSH_KEY);
+  setNotifyStatus("Notifications are off for this device.");
+}
+
+async function loadNotificationSettings() {
+  $("notify-error").textContent = "";
+  try {
+    const settings = await api("GET", "/v1/account/notifications");
+    $("notify-push").checked = Boolean(settings.push); $("notify-email").checked = Boolean(settings.email);
+    $("notify-settings").hidden = false;
+  } catch (error) {
+    $("notify-settings").hidden = true;
+    // 404: a server without notifications; no status: offline, and the settings are not worth an alarm.
+    if (error.status && error.status !== 404) $("notify-error").textContent = error.message;
+  }
+}
+
+function wireNotifications() {
+  renderPushButton();
+  $("notify-enable").addEventListener("click", async () => {
+    $("notify-error").textContent = ""; setNotifyStatus("");
+    try {
+      if ($("notify-enable").dataset.on === "true") await disablePush(); else await enablePush();
+    } catch (error) { $("notify-error").textContent = error.message; }
+    renderPushButton();
+  });
+  for (const box of [$("notify-push"), $("notify-email")]) {
+    box.addEventListener("change", async () => {
+      $("notify-error").textContent = "";
+      try {
+        await api("PUT", "/v1/account/notifications", { push: $("notify-push").checked, email: $("notify-email").checked });
+        setNotifyStatus("Notification settings saved.");
+      } catch (error) { $("notify-error").textContent = error.message; box.checked = !box.checked; }
+    });
+  }
+}
+
+// ---- sessions: where this account is logged in, and ending one ----
+
+function describeSession(session) {
+  const agent = session.userAgent || "";
+  const what = session.kind === "token" ? "Command line (token)"
+    : /Android|iPhone|iPad|Mobile/.test(agent) ? "Phone browser" : agent ? "Browser" : "Dashboard";
+  const browser = (/(Firefox|Edg|Chrome|Chromium|Safari)\/[\d.]+/.exec(agent) || [""])[0];
+  return `${what}${browser ? ` (${browser})` : ""}`;
+}
+
+async function loadSessions() {
+  $("sessions-error").textContent = "";
+  try {
+    const { sessions } = await api("GET", "/v1/account/sessions");
+    $("sessions").replaceChildren(...sessions.map((session) => el("li", { "data-session": session.id },
+      el("span", {}, el("strong", { text: describeSession(session) }), session.current ? " · this browser" : "",
+        el("br"), el("span", { class: "muted", text: `logged in ${when(session.createdAt)}, last used ${when(session.lastUsedAt)}` })),
+      session.current ? null : el("button", { type: "button", class: "secondary", "aria-label": `Log out ${describeSession(session)}`,
+        text: "Log out", onclick: () => revokeSession(session.id) }))));
+  } catch (error) {
+    if (error.status) $("sessions-error").textContent = error.message;
+    else $("sessions").replaceChildren(el("li", { class: "muted", text: "Shown when the server can be reached." }));
+  }
+}
+
+async function revokeSession(id) {
+  $("sessions-error").textContent = "";
+  try { await api("DELETE", `/v1/account/sessions/${encodeURIComponent(id)}`); await loadSessions(); }
+  catch (error) { $("sessions-error").textContent = error.message; }
+}
+
 // ---- start ----
+
+async function loadConfig() {
+  try {
+    const response = await fetch("/dashboard/config.json");
+    if (response.ok) state.config = await response.json();
+  } catch (_) { /* offline and not cached yet: the map stays a sketch */ }
+}
 
 async function showApp() {
   $("auth").hidden = true; $("app").hidden = false; $("who").hidden = false;
   $("who-email").textContent = state.email;
   await loadBikes();
+  loadNotificationSettings();
+  loadSessions();
   if (!state.events) followEvents();
+  // `/?bike=ID` (notifications, this page) or `/#bike=ID` (the links in notification emails).
+  const wanted = new URLSearchParams(location.search).get("bike") || new URLSearchParams(location.hash.slice(1)).get("bike");
+  if (wanted) await showBike(wanted);
 }
 
-document.addEventListener("DOMContentLoaded", () => {
-  wireAuth(); wireBikeForm(); wireWebhook();
+document.addEventListener("DOMContentLoaded", async () => {
+  wireAuth(); wireBikeForm(); wireWebhook(); wireNotifications();
   $("export-csv").addEventListener("click", () => exportSightings("csv"));
   $("export-geojson").addEventListener("click", () => exportSightings("geojson"));
-  if (state.token) showApp(); else $("auth").hidden = false;
+  window.addEventListener("online", refresh);
+  window.addEventListener("resize", () => { if (state.map) state.map.fit(); });
+  registerServiceWorker();
+  await loadConfig();
+  // Earlier versions kept a bearer token here, where any injected script could read it.
+  localStorage.removeItem("bikebeacon.token"); localStorage.removeItem("bikebeacon.email");
+  try {
+    const account = await api("GET", "/v1/account");
+    state.signedIn = true; state.email = account.email;
+  } catch (_) { /* not logged in, or offline before any visit */ }
+  if (state.signedIn) showApp(); else { $("auth").hidden = false; await followAccountLink(); }
 });

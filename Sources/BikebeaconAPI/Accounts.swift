@@ -1,0 +1,50 @@
+/// `POST /v1/accounts` and `POST /v1/sessions`: an owner's email and password.
+public struct Credentials: Codable, Sendable, Equatable {
+    public var email: String
+    public var password: String
+
+    public init(email: String, password: String) {
+        self.email = email
+        self.password = password
+    }
+}
+
+/// An owner's account as `POST /v1/accounts` and `GET /v1/account` show it.
+public struct Account: Codable, Sendable, Equatable {
+    public var id: String
+    public var email: String
+
+    public init(id: String, email: String) {
+        self.id = id
+        self.email = email
+    }
+}
+
+/// A bearer token, as `POST /v1/sessions` hands it out.
+public struct Token: Codable, Sendable, Equatable {
+    public var token: String
+
+    public init(token: String) {
+        self.token = token
+    }
+}
+
+/// `PUT /v1/account/webhook`: where the owner wants events POSTed.
+public struct WebhookRequest: Codable, Sendable, Equatable {
+    public var url: String
+
+    public init(url: String) {
+        self.url = url
+    }
+}
+
+/// The webhook as set; `secret` keys the `BikeBeacon-Signature` HMAC and is shown only here.
+public struct Webhook: Codable, Sendable, Equatable {
+    public var url: String
+    public var secret: String
+
+    public init(url: String, secret: String) {
+        self.url = url
+        self.secret = secret
+    }
+}

@@ -1,0 +1,70 @@
+import Beacon
+
+/// What an owner sends to register a bike (`POST`, needs `name` and `beacon`) or to change one
+/// (`PATCH`: only the fields present change).
+public struct BikeFields: Codable, Sendable, Equatable {
+    public var name: String?
+    public var make: String?
+    public var model: String?
+    public var colour: String?
+    public var frameNumber: String?
+    public var engineNumber: String?
+    public var notes: String?
+    public var beacon: BeaconID?
+
+    public init(name: String? = nil, make: String? = nil, model: String? = nil, colour: String? = nil,
+                frameNumber: String? = nil, engineNumber: String? = nil, notes: String? = nil, beacon: BeaconID? = nil) {
+        self.name = name
+        self.make = make
+        self.model = model
+        self.colour = colour
+        self.frameNumber = frameNumber
+        self.engineNumber = engineNumber
+        self.notes = notes
+        self.beacon = beacon
+    }
+}
+
+/// An owner's bike as the API shows it. Times are RFC 3339 (`Timestamp`).
+public struct Bike: Codable, Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var make: String
+    public var model: String
+    public var colour: String
+    public var frameNumber: String
+    public var engineNumber: String
+    public var notes: String
+    public var beacon: BeaconID
+    public var missing: Bool
+    public var missingSince: String?
+    public var createdAt: String
+    public var updatedAt: String
+
+    public init(id: String, name: String, make: String, model: String, colour: String, frameNumber: String,
+                engineNumber: String, notes: String, beacon: BeaconID, missing: Bool, missingSince: String?,
+                createdAt: String, updatedAt: String) {
+        self.id = id
+        self.name = name
+        self.make = make
+        self.model = model
+        self.colour = colour
+        self.frameNumber = frameNumber
+        self.engineNumber = engineNumber
+        self.notes = notes
+        self.beacon = beacon
+        self.missing = missing
+        self.missingSince = missingSince
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// `GET /v1/bikes`.
+public struct BikeList: Codable, Sendable, Equatable {
+    public var bikes: [Bike]
+
+    public init(bikes: [Bike]) {
+        self.bikes = bikes
+    }
+}

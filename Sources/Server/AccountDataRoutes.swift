@@ -1,0 +1,65 @@
+import BikebeaconAPI
+import Hummingbird
+import HummingbirdBcrypt
+import NIOPosix
+import SQLKit
+
+/// An owner's data rights: take everything away (export) and leave (delete the account).
+enum AccountDataRoutes {
+    static func add(to callers: RouterGroup<AppContext>, state: ServerState) {
+        callers.get("/v1/account/export") { _, context in
+            let accountID = try context.owner().accountID
+            let export = try await AccountData(database: state.database).export(accountID: accountID, now: state.now)
+            return try JSONResponse.make(export, headers: [.contentDisposition: "attachment; filename=\"bikebeacon-account.json\""])
+        }
+
+        callers.delete("/v1/account") { request, context in
+            let accountID = try context.owner().accountID
+            let body = try await JSONResponse.decode(AccountDeletion.self, from: request, context: context)
+            guard let email = try await state.accounts.email(accountID: accountID),
+                  let stored = try await state.accounts.credentials(email: email) else { throw APIError.unauthenticated }
+            let password = body.password
+            let valid = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: stored.passwordHash) }
+            guard valid else { throw APIError(.forbidden, "invalid_credentials", "the password is wrong; the account was not deleted") }
+            try await AccountData(database: state.database).delete(accountID: accountID, missingList: state.missingList)
+            state.logger.notice("account deleted at its owner's request", metadata: ["account": "\(accountID)"])
+            return Response(status: .noContent)
+        }
+    }
+}
+
+/// Reads and erases everything an account owns.
+struct AccountData: Sendable {
+    let database: Database
+
+    func export(accountID: String, now: Int64) async throws -> AccountExport {
+        try await database.withSession { db in
+            guard let row = try await db.raw("SELECT email, webhook_url, created_ms FROM accounts WHERE id = \(bind: accountID)").first() else {
+                throw APIError.unauthenticated
+            }
+            let bikes = try await db.raw("SELECT * FROM bikes WHERE owner_id = \(bind: accountID) ORDER BY created_ms, id").all().map(BikeStore.bike)
+            let sightings = try await db.raw("""
+                SELECT s.*, t.name AS sentinel_name FROM sightings s JOIN sentinels t ON t.id = s.sentinel_id
+                JOIN bikes b ON b.id = s.bike_id WHERE b.owner_id = \(bind: accountID) ORDER BY s.time_ms, s.id
+                """).all().map(SightingStore.sighting)
+            return AccountExport(
+                account: Account(id: accountID, email: try row.decode(column: "email", as: String.self)),
+                createdAt: Timestamp.format(milliseconds: try row.decode(column: "created_ms", as: Int64.self)),
+                exportedAt: Timestamp.format(milliseconds: now),
+                webhookUrl: try row.decode(column: "webhook_url", as: String?.self),
+                bikes: bikes, sightings: sightings)
+        }
+    }
+
+    /// Deletes the account; bikes, sightings, sessions, events and subscriptions go with it (foreign keys
+    /// cascade). Missing bikes leave the missing list in the same transaction, so sentinels stop looking.
+    func delete(accountID: String, missingList: MissingListStore) async throws {
+        try await database.transaction { db in
+            let missing = try await db.raw("SELECT * FROM bikes WHERE owner_id = \(bind: accountID) AND missing_since_ms IS NOT NULL")
+                .all().map(BikeStore.bike)
+            try await db.raw("DELETE FROM bikes WHERE owner_id = \(bind: accountID)").run()
+            if !missing.isEmpty { _ = try await missingList.recordChange(of: missing.map(\.beacon), in: db) }
+            try await db.raw("DELETE FROM accounts WHERE id = \(bind: accountID)").run()
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import SQLKit
+
+/// Owners' sessions in the database: bearer tokens for the command line, cookies for the dashboard.
+/// Only a token's SHA-256 digest is stored; `id` is the public handle for listing and revoking.
+struct SessionStore: Sendable {
+    let database: Database
+
+    enum Kind: String, Sendable, Codable {
+        /// `Authorization: Bearer` (the command line); ends when logged out or revoked.
+        case token
+        /// The dashboard's HttpOnly cookie; also ends by `SessionPolicy`.
+        case cookie
+    }
+
+    struct Session: Sendable, Equatable {
+        var id: String
+        var accountID: String
+        var kind: Kind
+        var createdMilliseconds: Int64
+        var lastUsedMilliseconds: Int64
+        var userAgent: String?
+    }
+
+    /// User agents are for owners telling their devices apart; long ones are cut.
+    static let userAgentLimit = 200
+
+    func create(accountID: String, tokenDigest: String, kind: Kind, userAgent: String?, now: Int64) async throws -> Session {
+        let session = Session(id: Tokens.id(), accountID: accountID, kind: kind, createdMilliseconds: now, lastUsedMilliseconds: now,
+                              userAgent: userAgent.map { String($0.prefix(Self.userAgentLimit)) })
+        try await database.withSession { db in
+            try await db.raw("""
+                INSERT INTO sessions (token_hash, id, account_id, kind, created_ms, last_used_ms, user_agent)
+                VALUES (\(bind: tokenDigest), \(bind: session.id), \(bind: accountID), \(bind: kind.rawValue), \(bind: now),
+                        \(bind: now), \(bind: session.userAgent))
+                """).run()
+        }
+        return session
+    }
+
+    func find(tokenDigest: String) async throws -> Session? {
+        try await database.withSession { db in
+            try await db.raw("SELECT \(unsafeRaw: Self.columns) FROM sessions WHERE token_hash = \(bind: tokenDigest)").first().map(Self.decode)
+        }
+    }
+
+    func list(accountID: String) async throws -> [Session] {
+        try await database.withSession { db in
+            try await db.raw("SELECT \(unsafeRaw: Self.columns) FROM sessions WHERE account_id = \(bind: accountID) ORDER BY created_ms, id")
+                .all().map(Self.decode)
+        }
+    }
+
+    func touch(id: String, now: Int64) async throws {
+        try await database.withSession { db in
+            try await db.raw("UPDATE sessions SET last_used_ms = \(bind: now) WHERE id = \(bind: id)").run()
+        }
+    }
+
+    /// Ends one of the account's sessions; false when it has none with that id.
+    func delete(id: String, accountID: String) async throws -> Bool {
+        try await database.withSession { db in
+            let found = try await db.raw("SELECT id FROM sessions WHERE id = \(bind: id) AND account_id = \(bind: accountID)").first()
+            guard found != nil else { return false }
+            try await db.raw("DELETE FROM sessions WHERE id = \(bind: id) AND account_id = \(bind: accountID)").run()
+            return true
+        }
+    }
+
+    static let columns = "id, account_id, kind, created_ms, last_used_ms, user_agent"
+
+    static func decode(_ row: any SQLRow) throws -> Session {
+        Session(id: try row.decode(column: "id", as: String.self),
+                accountID: try row.decode(column: "account_id", as: String.self),
+                kind: Kind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .token,
+                createdMilliseconds: try row.decode(column: "created_ms", as: Int64.self),
+                lastUsedMilliseconds: try row.decode(column: "last_used_ms", as: Int64.self),
+                userAgent: try row.decode(column: "user_agent", as: String?.self))
+    }
+}

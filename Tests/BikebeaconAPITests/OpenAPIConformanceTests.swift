@@ -1,0 +1,180 @@
+import Beacon
+import BikebeaconAPI
+import Foundation
+import Registry
+import Testing
+import TestSupport
+import Yams
+
+/// The spec (`Sources/Server/Resources/openapi.yaml`) and the wire types cannot drift apart:
+/// every schema has a sample of its Swift type here, and each sample must encode to JSON that
+/// the schema accepts (names, types, required fields, enums, formats, bounds), with every
+/// optional field set it must show every property the spec declares, and the JSON cut down to
+/// the spec's required fields must still decode. A new schema without a type fails too.
+@Suite struct OpenAPIConformanceTests {
+    static let specPath = Paths.repository.appendingPathComponent("Sources/Server/Resources/openapi.yaml").path
+
+    struct Sample: Sendable, CustomTestStringConvertible {
+        var schema: String
+        /// Every optional field set.
+        var full: Data
+        /// Every optional field left out (nil), when the type has any.
+        var minimal: Data?
+        var decode: @Sendable (Data) throws -> Void
+
+        var testDescription: String { schema }
+
+        init<T: Codable & Sendable>(_ schema: String, _ full: T, minimal: T? = nil) {
+            self.schema = schema
+            let encoder = APIJSON.encoder()
+            self.full = (try? encoder.encode(full)) ?? Data()
+            self.minimal = minimal.flatMap { try? encoder.encode($0) }
+            decode = { _ = try JSONDecoder().decode(T.self, from: $0) }
+        }
+    }
+
+    static let beacon = BeaconID(uuid: UUID(uuidString: "B5B182C7-EAB1-4988-AA99-B5C1517008D9")!, major: 1, minor: 25626)
+    static let description = BikeDescription(make: "Gazelle", model: "Ultimate C8", colour: "green")
+    static let item = SightingItem(id: "6f9619ff-8b86-d011-b42d-00c04fc964ff", uuid: beacon.uuid.uuidString, major: 1, minor: 25626,
+                                   event: "arrived", time: "2026-11-21T10:00:00.000Z", firstSeen: "2026-11-21T09:59:30.000Z",
+                                   lastSeen: "2026-11-21T10:00:00.000Z", rssi: -67, distance: 2.5, zone: "near")
+    static let bike = Bike(id: "b1", name: "Commuter", make: "Brompton", model: "C Line", colour: "racing green", frameNumber: "BR123",
+                           engineNumber: "", notes: "bell on the left", beacon: beacon, missing: true,
+                           missingSince: "2026-11-21T09:00:00.000Z", createdAt: "2026-11-20T09:00:00.000Z", updatedAt: "2026-11-21T09:00:00.000Z")
+    static let record = SightingRecord(id: "s1", clientId: item.id, bikeId: "b1", beacon: beacon, event: "departed",
+                                       time: "2026-11-21T10:05:00.000Z", firstSeen: "2026-11-21T09:59:30.000Z",
+                                       lastSeen: "2026-11-21T10:04:00.000Z", rssi: -80, distance: 7.25, zone: "far",
+                                       latitude: 52.0907, longitude: 5.1214, sentinel: "Cafe Rosa", receivedAt: "2026-11-21T10:05:01.000Z")
+    static let event = NotificationEvent(type: "sighting", sightingId: "s1", bikeId: "b1", bikeName: "Commuter", event: "arrived",
+                                         time: "2026-11-21T10:00:00.000Z", beacon: beacon, zone: "near", rssi: -67, distance: 2.5,
+                                         sentinel: "Cafe Rosa", latitude: 52.0907, longitude: 5.1214)
+    static let subscription = PushSubscription(id: "p1", endpoint: "https://fcm.googleapis.com/fcm/send/abc",
+                                               createdAt: "2026-11-21T09:00:00.000Z")
+    static let notification = OwnerNotification(event: .arrived, bikeId: "b1", bikeName: "Commuter", ownerId: "a1",
+                                                place: "Cafe Rosa", latitude: 52.0907, longitude: 5.1214,
+                                                time: "2026-11-21T10:00:00.000Z", zone: "near", count: 2)
+    static let missing = MissingBeacon(MissingBike(beacon: beacon, description: description))
+
+    static let session = Session(id: "s1", kind: "cookie", createdAt: "2026-11-21T09:00:00.000Z", lastUsedAt: "2026-11-21T10:00:00.000Z",
+                                 expiresAt: "2026-11-28T10:00:00.000Z", userAgent: "Mozilla/5.0 (X11; Linux x86_64)", current: true)
+    static let cliSession = Session(id: "s2", kind: "token", createdAt: "2026-11-20T09:00:00.000Z", lastUsedAt: "2026-11-20T09:00:00.000Z",
+                                    expiresAt: nil, userAgent: nil, current: false)
+
+    static let samples: [Sample] = {
+        var noDistance = item
+        noDistance.distance = nil
+        var notMissing = bike
+        (notMissing.missing, notMissing.missingSince) = (false, nil)
+        var recordWithoutDistance = record
+        recordWithoutDistance.distance = nil
+        var eventWithoutDistance = event
+        eventWithoutDistance.distance = nil
+        return [
+            Sample("Error", ErrorBody(error: "invalid_request", message: "'name' must not be empty")),
+            Sample("Credentials", Credentials(email: "ana@example.org", password: "correct horse battery")),
+            Sample("Account", Account(id: "a1", email: "ana@example.org")),
+            Sample("Token", Token(token: "bbo_abc")),
+            Sample("LogIn", LogIn(email: "ana@example.org", password: "correct horse battery", cookie: true),
+                   minimal: LogIn(email: "ana@example.org", password: "correct horse battery")),
+            Sample("Session", session, minimal: cliSession),
+            Sample("SessionList", SessionList(sessions: [session])),
+            Sample("WebhookRequest", WebhookRequest(url: "https://hooks.example.org/bike")),
+            Sample("Webhook", Webhook(url: "https://hooks.example.org/bike", secret: "whsec_abc")),
+            Sample("Beacon", beacon),
+            Sample("Description", description),
+            Sample("BikeFields", BikeFields(name: "Commuter", make: "Brompton", model: "C Line", colour: "green", frameNumber: "BR1",
+                                            engineNumber: "E1", notes: "bell", beacon: beacon), minimal: BikeFields()),
+            Sample("Bike", bike, minimal: notMissing),
+            Sample("BikeList", BikeList(bikes: [bike])),
+            Sample("MissingBeacon", missing),
+            Sample("MissingList", MissingList(version: 7, beacons: [missing])),
+            Sample("MissingDelta", MissingDelta(MissingListDelta(since: 5, version: 7, added: [missing.bike], removed: [beacon]))),
+            Sample("SightingItem", item, minimal: noDistance),
+            Sample("SightingBatch", SightingBatch(sightings: [item, noDistance])),
+            Sample("Rejection", Rejection(id: item.id, reason: "'zone' must be immediate, near, far or unknown")),
+            Sample("SightingResult", SightingResult(accepted: 1, duplicates: 0, rejected: [Rejection(id: "x", reason: "'id' must be a UUID")])),
+            Sample("Sighting", record, minimal: recordWithoutDistance),
+            Sample("AccountExport", AccountExport(account: Account(id: "a1", email: "ana@example.org"), createdAt: "2026-11-20T09:00:00.000Z",
+                                                  exportedAt: "2026-11-22T09:00:00.000Z", webhookUrl: "https://hooks.example.org/bike",
+                                                  bikes: [bike], sightings: [record]),
+                   minimal: AccountExport(account: Account(id: "a1", email: "ana@example.org"), createdAt: "2026-11-20T09:00:00.000Z",
+                                          exportedAt: "2026-11-22T09:00:00.000Z", webhookUrl: nil, bikes: [], sightings: [])),
+            Sample("AccountDeletion", AccountDeletion(password: "correct horse battery")),
+            Sample("SightingPage", SightingPage(sightings: [record], nextCursor: "1763719500000~s1"),
+                   minimal: SightingPage(sightings: [], nextCursor: nil)),
+            Sample("NotificationEvent", event, minimal: eventWithoutDistance),
+            Sample("Health", Health(status: "ok", database: "sqlite")),
+            Sample("PushKey", PushKey(publicKey: "BP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A8")),
+            Sample("PushSubscriptionRequest", PushSubscriptionRequest(
+                endpoint: "https://fcm.googleapis.com/fcm/send/abc",
+                keys: .init(p256dh: "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4",
+                            auth: "BTBZMqHH6r4Tts7J_aSIgg"))),
+            Sample("PushSubscriptionCreated", PushSubscriptionCreated(id: "p1")),
+            Sample("PushSubscription", subscription),
+            Sample("PushSubscriptionList", PushSubscriptionList(subscriptions: [subscription])),
+            Sample("NotificationSettings", NotificationSettings(push: true, email: false)),
+            Sample("NotificationSettingsChange", NotificationSettingsChange(push: false, email: true),
+                   minimal: NotificationSettingsChange(push: false)),
+            Sample("PushPayload", notification, minimal: OwnerNotification(
+                event: .recovered, bikeId: "b1", bikeName: "Commuter", ownerId: "a1", place: nil, latitude: nil, longitude: nil,
+                time: "2026-11-21T11:00:00.000Z", zone: nil)),
+        ]
+    }()
+
+    static func checker() throws -> SchemaChecker {
+        let document = try Yams.load(yaml: try String(contentsOfFile: specPath, encoding: .utf8))
+        return try SchemaChecker(document: try #require(document as? [String: Any], "\(specPath) is not a YAML mapping"))
+    }
+
+    static func value(_ data: Data) throws -> JSONValue { try JSONDecoder().decode(JSONValue.self, from: data) }
+
+    @Test func everySchemaHasAWireType() throws {
+        let checker = try Self.checker()
+        #expect(Set(checker.schemas.keys) == Set(Self.samples.map(\.schema)))
+    }
+
+    @Test(arguments: samples)
+    func encodesWhatTheSpecDescribes(sample: Sample) throws {
+        let checker = try Self.checker()
+        let problems = checker.problems(try Self.value(sample.full), schema: sample.schema, complete: true)
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+        if let minimal = sample.minimal {
+            let problems = checker.problems(try Self.value(minimal), schema: sample.schema, complete: false)
+            #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+        }
+    }
+
+    /// The Swift type asks for no field the spec lets a client leave out.
+    @Test(arguments: samples)
+    func decodesFromTheRequiredFieldsAlone(sample: Sample) throws {
+        let checker = try Self.checker()
+        let required = Set(checker.schemas[sample.schema]?["required"] as? [String] ?? [])
+        let object = try #require(try JSONSerialization.jsonObject(with: sample.full) as? [String: Any])
+        let cut = try JSONSerialization.data(withJSONObject: object.filter { required.contains($0.key) })
+        #expect(throws: Never.self) { try sample.decode(cut) }
+    }
+
+    @Test func enumerationsMatch() throws {
+        let checker = try Self.checker()
+        func enumeration(_ schema: String, _ property: String) -> [String] {
+            let properties = checker.schemas[schema]?["properties"] as? [String: Any]
+            return ((properties?[property] as? [String: Any])?["enum"] as? [Any] ?? []).map { "\($0)" }
+        }
+        #expect(enumeration("SightingItem", "event") == SightingEvent.allCases.map(\.rawValue))
+        #expect(enumeration("Sighting", "event") == SightingEvent.allCases.map(\.rawValue))
+        #expect(enumeration("SightingItem", "zone") == SightingZones.all)
+        #expect(enumeration("NotificationEvent", "zone") == SightingZones.all)
+        #expect(enumeration("PushPayload", "event") == OwnerNotification.Event.allCases.map(\.rawValue))
+    }
+
+    /// The checker itself: a field the spec does not name, a wrong type, a missing required field.
+    @Test func checkerCatchesDrift() throws {
+        let checker = try Self.checker()
+        let renamed = try Self.value(Data(#"{"id":"a1","mail":"ana@example.org"}"#.utf8))
+        #expect(checker.problems(renamed, schema: "Account", complete: false).count == 2)
+        let retyped = try Self.value(Data(#"{"version":"7","beacons":[]}"#.utf8))
+        #expect(!checker.problems(retyped, schema: "MissingList", complete: false).isEmpty)
+        let badTime = try Self.value(Data(#"{"status":"ok","database":"mysql"}"#.utf8))
+        #expect(!checker.problems(badTime, schema: "Health", complete: false).isEmpty)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// A real SMTP server for tests (`scripts/smtp-sink`: aiosmtpd on loopback with a self-signed
+/// certificate), and the messages it accepted.
+public final class SMTPSink: @unchecked Sendable {
+    public enum Security: String, Sendable { case starttls, implicit, none }
+
+    /// One accepted message: the envelope and the data after DATA.
+    public struct Received: Decodable, Sendable {
+        public var mail_from: String
+        public var rcpt_tos: [String]
+        public var data: String
+        public var tls: Bool
+        public var authenticated: Bool
+        /// What Python's `email` package reads in the message: an independent MIME decoder.
+        public var parsed: Parsed
+    }
+
+    public struct Parsed: Decodable, Sendable {
+        public var from: String
+        public var to: String
+        public var subject: String
+        public var date: String
+        public var message_id: String
+        public var content_type: String
+        public var text: String?
+        public var html: String?
+        public var defects: [String]
+    }
+
+    public let port: Int
+    /// The self-signed certificate (PEM) the sink presents; trust it to connect.
+    public let certificatePath: String
+    public let directory: URL
+    private let process: Process
+    private let input: Pipe
+    private let ownsDirectory: Bool
+
+    /// Starts the sink; `port` nil picks a free one. Messages go to `directory` (a new temp folder when nil).
+    public init(security: Security = .starttls, auth: (user: String, password: String)? = nil, loginOnly: Bool = false,
+                port: Int? = nil, directory: URL? = nil) throws {
+        let folder = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("smtp-sink-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        self.directory = folder
+        ownsDirectory = directory == nil
+        let process = Process()
+        process.executableURL = Paths.repository.appendingPathComponent("scripts/smtp-sink")
+        var arguments = ["--dir", folder.path, "--tls", security.rawValue, "--port", String(port ?? 0)]
+        if let auth { arguments += ["--auth", "\(auth.user):\(auth.password)"] }
+        if loginOnly { arguments.append("--no-plain") }
+        process.arguments = arguments
+        let output = Pipe(), input = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardInput = input
+        process.standardError = errors
+        try process.run()
+        self.process = process
+        self.input = input
+        let line = String(decoding: output.fileHandleForReading.readLine(), as: UTF8.self)
+        let words = line.split(separator: " ")
+        guard words.count == 3, words[0] == "ready", let port = Int(words[1]) else {
+            process.waitUntilExit()
+            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            throw SinkError(message: "scripts/smtp-sink did not start (needs python3-aiosmtpd and openssl: scripts/setup --test): \(stderr)")
+        }
+        self.port = port
+        certificatePath = String(words[2])
+    }
+
+    /// Messages accepted so far, in arrival order.
+    public func received() throws -> [Received] {
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasSuffix(".json") }.sorted()
+        return try files.map { try JSONDecoder().decode(Received.self, from: Data(contentsOf: directory.appendingPathComponent($0))) }
+    }
+
+    /// Stops the server (the port goes dark: the outage tests need that); messages stay readable.
+    public func stop() {
+        guard process.isRunning else { return }
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+
+    deinit {
+        stop()
+        if ownsDirectory { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    public struct SinkError: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+}
+
+extension FileHandle {
+    /// Bytes up to (not including) the next newline, or to end of file.
+    func readLine() -> Data {
+        var line = Data()
+        while let byte = try? read(upToCount: 1), let first = byte.first, first != UInt8(ascii: "\n") {
+            line.append(first)
+        }
+        return line
+    }
+}
