@@ -12,7 +12,7 @@ import TestSupport
     static func client(_ sink: SMTPSink, scheme: String = "smtp", credentials: String = "") throws -> SMTPClient {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(sink.certificatePath))
-        return SMTPClient(url: try SMTPURL(parsing: "\(scheme)://\(credentials)localhost:\(sink.port)"), timeout: .seconds(10), tls: tls)
+        return SMTPClient(url: try SMTPURL(parsing: "\(scheme)://\(credentials)localhost:\(sink.port)"), timeout: .seconds(30), tls: tls)
     }
 
     @Test func startTLSAuthPlainMultipart() async throws {
