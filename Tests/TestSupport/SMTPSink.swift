@@ -78,6 +78,9 @@ public final class SMTPSink: @unchecked Sendable {
     public func stop() {
         guard process.isRunning else { return }
         try? input.fileHandleForWriting.close()
+        // A sink still holding a client's connection may not finish; never let a test wait on it for long.
+        for _ in 0..<50 where process.isRunning { usleep(100_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 
