@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import ServiceLifecycle
 
 /// `GET /v1/events`: the owner's events as server-sent events. Resumes after `Last-Event-ID`;
 /// without it, starts with events stored from now on. A stream reads the database only when
@@ -28,23 +29,29 @@ enum EventRoutes {
                 try await writer.write(ByteBuffer(string: ": connected\n\n"))
                 var lastID = start
                 var checkDatabase = true
-                while !Task.isCancelled {
-                    if checkDatabase {
-                        // Until a page comes back short: a burst larger than one page is sent whole.
-                        var page: [StoredEvent]
-                        repeat {
-                            page = try await EventStore.events(account: account, after: lastID, limit: 100, database: state.database)
-                            for event in page {
-                                try await writer.write(ByteBuffer(string: "id: \(event.id)\nevent: sighting\ndata: \(event.payload)\n\n"))
-                                lastID = event.id
-                            }
-                        } while page.count == 100
-                    } else {
-                        try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                // A server shutting down ends its streams at once (clients reconnect, to a replica or
+                // the restarted server), rather than at their next keep-alive.
+                try await withGracefulShutdownHandler {
+                    while !Task.isCancelled, !Task.isShuttingDownGracefully {
+                        if checkDatabase {
+                            // Until a page comes back short: a burst larger than one page is sent whole.
+                            var page: [StoredEvent]
+                            repeat {
+                                page = try await EventStore.events(account: account, after: lastID, limit: 100, database: state.database)
+                                for event in page {
+                                    try await writer.write(ByteBuffer(string: "id: \(event.id)\nevent: sighting\ndata: \(event.payload)\n\n"))
+                                    lastID = event.id
+                                }
+                            } while page.count == 100
+                        } else {
+                            try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                        }
+                        let next = await signal.wait(channel, after: seen, timeout: keepAlive)
+                        checkDatabase = next != seen
+                        seen = next
                     }
-                    let next = await signal.wait(channel, after: seen, timeout: keepAlive)
-                    checkDatabase = next != seen
-                    seen = next
+                } onGracefulShutdown: {
+                    Task { await signal.signal(channel) }
                 }
                 try await writer.finish(nil)
             })

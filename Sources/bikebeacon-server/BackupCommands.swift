@@ -28,21 +28,6 @@ struct Restore: AsyncParsableCommand {
     }
 }
 
-extension Sentinels {
-    struct Rotate: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Give a sentinel a new token; the old one stops working at once. Prints the token as the last line.")
-        @Argument var name: String
-        @OptionGroup var database: DatabaseOption
-
-        func run() async throws {
-            let token = try await database.with { try await SentinelStore(database: $0).rotate(name: name) }
-            print("new token for sentinel '\(name)' (shown once; put it in its config and restart it):")
-            print(token)
-        }
-    }
-}
-
 extension DatabaseOption {
     /// Backups open the database themselves (no migrations: a backup is a copy, not an upgrade).
     func backupOrRestore<R>(_ body: (DatabaseURL, Logger) async throws -> R) async throws -> R {

@@ -140,7 +140,7 @@ function wireAuth() {
     try {
       const email = form.email.value.trim();
       if (!email.includes("@")) throw new FieldError("Enter your email address.", "email");
-      await api("POST", "/v1/password-reset", { email });
+      await api("POST", "/v1/password-reset", { email }, { raw: true });
       $("forgot-sent").textContent = "If an account uses this address, a link to choose a new password is on its way; it works once, for 30 minutes.";
     } catch (error) { showError(form, "forgot", error); }
   });

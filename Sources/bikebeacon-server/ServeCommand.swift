@@ -1,0 +1,115 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Mail
+import NIOSSL
+import Server
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Serve the HTTP API.")
+
+    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "Port to listen on.") var port = 8080
+    @OptionGroup var database: DatabaseOption
+    @Option(help: "Sighting batches per second each sentinel may send (shared by every server on the database).") var sentinelRate: Double = 10
+    @Option(help: "bcrypt cost for new passwords (4…31).") var bcryptCost: UInt8 = 12
+    @Option(help: "Minutes between notifications per bike and place; later events in the window are summarised.")
+    var notifyInterval: Double = 30
+    @Flag(help: "Let webhooks and push endpoints be loopback or private addresses, and push endpoints plain http (tests, development).")
+    var allowPrivateTargets = false
+    @Option(help: "Contact for push services in VAPID tokens: mailto:ADDRESS or an https: URL.")
+    var vapidSubject = "mailto:bikebeacon@localhost"
+    @Option(help: "Send email through this server: smtp://[user:pass@]host[:port] (STARTTLS when offered) or smtps://… (TLS).")
+    var smtpURL: String?
+    @Option(help: "Sender of the emails, ADDRESS or 'Name <ADDRESS>' (default: bikebeacon@ the SMTP host).")
+    var mailFrom: String?
+    @Option(help: "Where owners reach this server; links in emails start with it (default: http://HOST:PORT).")
+    var publicURL: String?
+    @Option(help: "PEM file of the CA (or self-signed certificate) the SMTP server's certificate must chain to, instead of the system's.")
+    var smtpCAFile: String?
+    @Flag(help: "Owners must confirm their email address (a mailed link) before they can log in; needs --smtp-url.")
+    var requireVerifiedEmail = false
+    @Option(help: "The dashboard map's tile URL template ({z}, {x}, {y}; {s} for subdomains); the page may load images from its host only.")
+    var mapTiles = MapTiles.openStreetMap.template
+    @Option(help: "The attribution the tile provider asks for, shown on the map.") var mapAttribution = MapTiles.defaultAttribution
+    @Option(help: "Where Debian's libjs-leaflet put Leaflet; without it the dashboard draws its offline sketch.")
+    var leafletDirectory = "/usr/share/javascript/leaflet"
+
+    func validate() throws {
+        guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4…31") }
+        guard sentinelRate > 0 else { throw ValidationError("--sentinel-rate must be positive") }
+        guard notifyInterval >= 0, notifyInterval <= 7 * 24 * 60 else { throw ValidationError("--notify-interval must be 0…10080 minutes") }
+        guard vapidSubject.hasPrefix("mailto:") || vapidSubject.hasPrefix("https://") else {
+            throw ValidationError("--vapid-subject must start with mailto: or https://")
+        }
+        _ = try mailOptions()
+        _ = try tiles()
+    }
+
+    func tiles() throws -> MapTiles {
+        do {
+            return try MapTiles(template: mapTiles, attribution: mapAttribution)
+        } catch {
+            throw ValidationError("--map-tiles: \(error.description)")
+        }
+    }
+
+    func run() async throws {
+        let logger = Logger(label: "bikebeacon-server")
+        let db = try await database.open(logger: logger)
+        logger.info("database ready", metadata: ["database": "\(db.url)"])
+        var options = ServerOptions(host: host, port: port, bcryptCost: bcryptCost,
+                                    sentinelRateLimit: RateLimit(perSecond: sentinelRate, burst: sentinelRate * 3),
+                                    notifyIntervalMilliseconds: Int64(notifyInterval * 60_000),
+                                    allowPrivateTargets: allowPrivateTargets, vapidSubject: vapidSubject)
+        options.mail = try mailOptions()
+        options.requireVerifiedEmail = requireVerifiedEmail
+        if let mail = options.mail {
+            logger.info("email enabled", metadata: ["smtp": "\(mail.smtp)", "from": "\(mail.from.address)", "links": "\(mail.publicURL)"])
+        }
+        options.mapTiles = try tiles()
+        options.leafletDirectory = leafletDirectory
+        do {
+            let app = try await BikebeaconServer.makeApplication(database: db, options: options, logger: logger)
+            try await app.runService()
+        } catch {
+            await db.shutdown()
+            throw error
+        }
+        await db.shutdown()
+    }
+}
+
+extension Serve {
+    /// The email settings from the flags; nil without --smtp-url.
+    func mailOptions() throws -> MailOptions? {
+        guard let smtpURL else {
+            if requireVerifiedEmail { throw ValidationError("--require-verified-email needs --smtp-url to mail the links") }
+            if mailFrom != nil || smtpCAFile != nil { throw ValidationError("--mail-from and --smtp-ca-file need --smtp-url") }
+            return nil
+        }
+        let smtp: SMTPURL
+        do {
+            smtp = try SMTPURL(parsing: smtpURL)
+        } catch {
+            throw ValidationError("--smtp-url: \(error)")
+        }
+        let fromText = mailFrom ?? "bikebeacon <bikebeacon@\(smtp.host)>"
+        guard let from = MailAddress(parsing: fromText) else {
+            throw ValidationError("--mail-from '\(fromText)' is not an address; give ADDRESS or 'Name <ADDRESS>'")
+        }
+        let link = publicURL ?? "http://\(host):\(port)"
+        guard let url = URL(string: link), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false else {
+            throw ValidationError("--public-url '\(link)' must be an absolute http or https URL")
+        }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let smtpCAFile {
+            do {
+                tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(smtpCAFile))
+            } catch {
+                throw ValidationError("--smtp-ca-file '\(smtpCAFile)' holds no readable PEM certificate: \(error)")
+            }
+        }
+        return MailOptions(smtp: smtp, from: from, publicURL: link, tls: tls)
+    }
+}
