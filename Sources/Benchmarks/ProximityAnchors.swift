@@ -29,12 +29,15 @@ public enum ProximityMethod: String, CaseIterable, Sendable {
     }
 }
 
-/// `ProximityEstimator` with its default configuration.
+/// `ProximityEstimator`, with its default configuration unless the bench is choosing one.
 struct OurEstimator: ZoneEstimating {
     let measuredPower: Double
-    var estimator = ProximityEstimator()
+    var estimator: ProximityEstimator
 
-    init(measuredPower: Double) { self.measuredPower = measuredPower }
+    init(measuredPower: Double, configuration: ProximityConfiguration = .init()) {
+        self.measuredPower = measuredPower
+        estimator = ProximityEstimator(configuration: configuration)
+    }
 
     mutating func zone(time: Double, rssi: Double) -> Zone {
         estimator.update(time: time, rssi: rssi, measuredPower: measuredPower).zone

@@ -52,21 +52,29 @@ public enum ProximityBench {
         public var receivers: [(name: String, score: Score)]
     }
 
-    public static func run(_ dataset: RSSIDataset, methods: [ProximityMethod] = ProximityMethod.allCases) -> [Result] {
+    /// Scores `methods` on `dataset`; `ours` runs with `configuration`.
+    public static func run(_ dataset: RSSIDataset, methods: [ProximityMethod] = ProximityMethod.allCases,
+                           configuration: ProximityConfiguration = .init()) -> [Result] {
         methods.map { method in
-            var total = Score()
-            var receivers: [(String, Score)] = []
-            for receiver in dataset.receivers {
-                var score = Score()
-                for stream in receiver.streams {
-                    var estimator = method.makeEstimator(measuredPower: receiver.measuredPower)
-                    score.add(Self.score(stream, with: &estimator))
-                }
-                receivers.append((receiver.name, score))
-                total.add(score)
+            score(dataset, method: method) { power in
+                method == .ours ? OurEstimator(measuredPower: power, configuration: configuration) : method.makeEstimator(measuredPower: power)
             }
-            return Result(method: method, total: total, receivers: receivers)
         }
+    }
+
+    static func score(_ dataset: RSSIDataset, method: ProximityMethod, makeEstimator: (Double) -> any ZoneEstimating) -> Result {
+        var total = Score()
+        var receivers: [(String, Score)] = []
+        for receiver in dataset.receivers {
+            var score = Score()
+            for stream in receiver.streams {
+                var estimator = makeEstimator(receiver.measuredPower)
+                score.add(Self.score(stream, with: &estimator))
+            }
+            receivers.append((receiver.name, score))
+            total.add(score)
+        }
+        return Result(method: method, total: total, receivers: receivers)
     }
 
     /// Runs one fresh estimator over one stream.

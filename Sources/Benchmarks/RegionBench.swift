@@ -10,10 +10,9 @@ import Regions
 /// measured power and default settings: no per-stream tuning.
 public enum RegionBench {
     public enum Method: String, CaseIterable, Sendable {
-        /// ProximityEstimator then RegionMonitor: the pipeline bikebeacon runs.
+        /// ProximityEstimator then RegionMonitor: the pipeline bikebeacon runs. (The monitor
+        /// filters each reading's own distance, so feeding it raw readings is the same method.)
         case estimatorMonitor = "estimator + monitor"
-        /// The same RegionMonitor fed the raw, unfiltered log-distance estimate of each reading.
-        case rawMonitor = "raw distance + monitor"
         /// No filter, no monitor: inside while the latest raw distance is within R.
         case rawInstant = "raw distance, instant"
         /// ESPresense's occupancy rule (design §5), its 2 m / 4 m thresholds scaled to R:
@@ -112,16 +111,13 @@ public enum RegionBench {
 
         for sample in samples {
             switch method {
-            case .estimatorMonitor, .rawMonitor:
+            case .estimatorMonitor:
                 while clock + tickStep < sample.time {
                     clock += tickStep
                     record(monitor.tick(at: clock))
                 }
                 clock = sample.time
-                let estimate = method == .estimatorMonitor
-                    ? estimator.update(time: sample.time, rssi: sample.rssi, measuredPower: measuredPower)
-                    : rawEstimate(sample, measuredPower: measuredPower, proximity: proximity)
-                record(monitor.observe(beacon, estimate))
+                record(monitor.observe(beacon, estimator.update(time: sample.time, rssi: sample.rssi, measuredPower: measuredPower)))
             case .rawInstant:
                 let distance = rawDistance(sample.rssi, measuredPower: measuredPower, proximity: proximity)
                 let inside = distance <= radius
@@ -138,13 +134,7 @@ public enum RegionBench {
 
     /// The log-distance model applied to one reading, no smoothing.
     static func rawDistance(_ rssi: Double, measuredPower: Double, proximity: ProximityConfiguration) -> Double {
-        pow(10, (measuredPower - (rssi + proximity.rxOffset)) / (10 * proximity.pathLossExponent))
-    }
-
-    static func rawEstimate(_ sample: PhilotuxoTracks.Sample, measuredPower: Double, proximity: ProximityConfiguration) -> ProximityEstimate {
-        let distance = rawDistance(sample.rssi, measuredPower: measuredPower, proximity: proximity)
-        return ProximityEstimate(time: sample.time, filteredRSSI: sample.rssi + proximity.rxOffset, distance: distance,
-                                 distanceUncertainty: nil, zone: Zone(distance: distance))
+        proximity.model(measuredPower: measuredPower).distance(rssi: rssi + proximity.rxOffset)
     }
 
     /// Matches predictions to truth greedily in time order; each prediction is used once.

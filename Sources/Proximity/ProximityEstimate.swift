@@ -5,15 +5,21 @@ public struct ProximityEstimate: Equatable, Sendable {
     public var filteredRSSI: Double?
     /// Estimated distance in metres, nil when unknown.
     public var distance: Double?
-    /// One-sigma uncertainty of `distance`, metres.
+    /// One-sigma uncertainty of `distance`, metres: the shadowing about the path-loss model and
+    /// the filter's own standard error, carried through the model.
     public var distanceUncertainty: Double?
     public var zone: Zone
+    /// The distance the latest reading alone points at, metres: fresh evidence for region
+    /// monitoring, which weighs it in its own filter. Nil when no reading made this estimate.
+    public var readingDistance: Double?
 
-    public init(time: Double, filteredRSSI: Double?, distance: Double?, distanceUncertainty: Double?, zone: Zone) {
+    public init(time: Double, filteredRSSI: Double?, distance: Double?, distanceUncertainty: Double?, zone: Zone,
+                readingDistance: Double? = nil) {
         self.time = time
         self.filteredRSSI = filteredRSSI
         self.distance = distance
         self.distanceUncertainty = distanceUncertainty
         self.zone = zone
+        self.readingDistance = readingDistance
     }
 }

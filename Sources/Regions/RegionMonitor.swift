@@ -4,6 +4,12 @@ import Proximity
 /// Turns per-beacon proximity estimates into region enter/exit events, like iOS beacon
 /// region monitoring but with an absence timeout that adapts to each beacon's rhythm.
 ///
+/// A region with a required zone or distance limit keeps a Bayes belief per beacon that it is
+/// within the limit (`MembershipBelief`), fed by each reading's own distance: it enters when
+/// sure it is inside and leaves, while still heard, when as sure it is outside; a clear walk
+/// out is seen in seconds instead of after a median window and a timeout. Silence is left to
+/// the absence timeout, as for any region.
+///
 /// Pure value: time is an input. Feed it every reading (`observe`) and call `tick` regularly
 /// (about once a second) so exits, still-inside reports and forgetting happen on time even
 /// when nothing is heard. Readings older than the beacon's latest, or stamped with a
@@ -54,7 +60,7 @@ public struct RegionMonitor: Sendable {
             var track = Track(
                 lastHeard: time,
                 intervals: AdvertisingIntervals(capacity: rules.configuration.intervalHistory),
-                memberships: matching.map { Membership(region: $0) }
+                memberships: matching.map { Membership(region: $0, initialBelief: 1 - rules.configuration.membershipProbability) }
             )
             rules.apply(estimate, to: &track, beacon: beacon, into: &events)
             tracks[beacon] = track
@@ -114,10 +120,9 @@ private struct MonitorRules: Sendable {
     func expire(_ track: inout Track, beacon: BeaconID, at time: Double, into events: inout [RegionEvent]) {
         let timeout = absenceTimeout(track)
         for i in track.memberships.indices where track.memberships[i].inside {
-            let lastSeen = track.memberships[i].lastSupport
-            if time - lastSeen > timeout {
+            if time - track.memberships[i].lastSupport > timeout {
                 track.memberships[i].leave()
-                events.append(.exited(region: regions[track.memberships[i].region], beacon: beacon, time: time, lastSeen: lastSeen))
+                events.append(.exited(region: regions[track.memberships[i].region], beacon: beacon, time: time, lastSeen: track.memberships[i].lastSeen))
             }
         }
     }
@@ -127,14 +132,42 @@ private struct MonitorRules: Sendable {
         let window = enterWindow(track)
         for i in track.memberships.indices {
             let region = regions[track.memberships[i].region]
-            let evidence = RegionEvidence(estimate, region: region, exitMargin: configuration.exitMargin)
-            if track.memberships[i].inside {
-                if evidence != .against { track.memberships[i].lastSupport = time }
-            } else if evidence == .qualifies,
+            if let limit = region.distanceLimit {
+                // A reading's own distance is the fresh evidence; the filtered one when no reading came with it.
+                guard let distance = estimate.readingDistance ?? estimate.distance else { continue }
+                track.memberships[i].belief.update(time: time, readingDistance: distance, limit: limit, settings: beliefSettings)
+                let inside = track.memberships[i].belief.probability
+                if track.memberships[i].inside {
+                    // Heard: only the belief can take it out now; the absence timeout is for silence.
+                    track.memberships[i].lastSupport = time
+                    if inside >= 0.5 { track.memberships[i].lastSeen = time }
+                    if inside <= 1 - configuration.membershipProbability {
+                        track.memberships[i].leave()
+                        events.append(.exited(region: region, beacon: beacon, time: time, lastSeen: track.memberships[i].lastSeen))
+                    }
+                } else if inside >= configuration.membershipProbability {
+                    track.memberships[i].enter(at: time)
+                    events.append(.entered(region: region, beacon: beacon, time: time))
+                }
+            } else if track.memberships[i].inside {
+                if region.admits(estimate) {
+                    track.memberships[i].lastSupport = time
+                    track.memberships[i].lastSeen = time
+                }
+            } else if region.admits(estimate),
                       track.memberships[i].qualify(at: time, needed: configuration.enterReadings, within: window) {
                 events.append(.entered(region: region, beacon: beacon, time: time))
             }
         }
+    }
+
+    var beliefSettings: MembershipBelief.Settings {
+        MembershipBelief.Settings(
+            spread: configuration.readingSpread,
+            switchRate: configuration.membershipSwitchRate,
+            evidenceInterval: configuration.evidenceInterval,
+            outlierShare: configuration.outlierShare
+        )
     }
 
     func report(_ track: inout Track, beacon: BeaconID, at time: Double, into events: inout [RegionEvent]) {
@@ -142,7 +175,7 @@ private struct MonitorRules: Sendable {
             if time - track.memberships[i].lastReport >= configuration.reportPeriod {
                 track.memberships[i].lastReport = time
                 let m = track.memberships[i]
-                events.append(.stillInside(region: regions[m.region], beacon: beacon, time: time, lastSeen: m.lastSupport))
+                events.append(.stillInside(region: regions[m.region], beacon: beacon, time: time, lastSeen: m.lastSeen))
             }
         }
     }
@@ -160,15 +193,21 @@ private struct Membership: Sendable {
     /// Index into `RegionMonitor.regions`.
     let region: Int
     private(set) var inside = false
+    /// P(inside) for a region with a distance limit. It starts as sure of "outside" as an exit
+    /// needs: the monitor starts outside, and one reading, however close, does not enter.
+    var belief: MembershipBelief
     /// Times of the latest qualifying readings while outside, oldest first.
     private var qualifying: [Double] = []
-    /// Last reading that kept the beacon inside.
+    /// Last reading that did not count against the beacon being inside: the absence timeout runs from it.
     var lastSupport = 0.0
+    /// Last reading that said inside: the best guess of when the beacon left, reported with the exit.
+    var lastSeen = 0.0
     /// Last entered or still-inside report.
     var lastReport = 0.0
 
-    init(region: Int) {
+    init(region: Int, initialBelief: Double) {
         self.region = region
+        belief = MembershipBelief(probability: initialBelief)
     }
 
     /// Records a qualifying reading; returns true (and goes inside) when there are now
@@ -177,11 +216,16 @@ private struct Membership: Sendable {
         qualifying.append(time)
         if qualifying.count > needed { qualifying.removeFirst(qualifying.count - needed) }
         guard qualifying.count == needed, let first = qualifying.first, time - first <= window else { return false }
+        enter(at: time)
+        return true
+    }
+
+    mutating func enter(at time: Double) {
         inside = true
         qualifying = []
         lastSupport = time
+        lastSeen = time
         lastReport = time
-        return true
     }
 
     mutating func leave() {

@@ -3,7 +3,7 @@
 /// The defaults favour "no false departures" (the top complaint about beacon apps) while
 /// keeping a real departure of a normally advertising tag under about 10–15 s.
 public struct RegionMonitorConfiguration: Sendable, Equatable {
-    /// Qualifying readings needed to enter. Default 2: one stray reading never enters.
+    /// Readings needed to enter a region without a distance limit. Default 2: one stray reading never enters.
     public var enterReadings: Int
     /// Those readings must fall within this many seconds. Default 5 s.
     ///
@@ -37,10 +37,22 @@ public struct RegionMonitorConfiguration: Sendable, Equatable {
     public var maximumAbsenceTimeout: Double
     /// Advertising intervals kept per beacon for the 95th percentile. Default 32.
     public var intervalHistory: Int
-    /// Signal hysteresis for regions with a required zone or distance: once inside, a reading
-    /// keeps the beacon inside up to this fraction beyond the limit (default 0.25: a `near`
-    /// region, limit 3 m, is only left by readings beyond 3.75 m, for a whole absence timeout).
-    public var exitMargin: Double
+    /// For regions with a required zone or distance limit, membership is a Bayes filter over
+    /// inside/outside fed by each reading's own distance (see `MembershipBelief`): the one-sigma
+    /// scatter of that distance, in decades (log10 metres). Default 0.4: a factor 2.5, 8 dB at
+    /// path-loss exponent 2, what single BLE readings show indoors (philotuxo).
+    public var readingSpread: Double
+    /// Expected membership changes per second of such a region. Default 1/60: people walk in
+    /// and out about once a minute at most; it bounds how sure the filter gets, so clear evidence
+    /// moves it in seconds while a parked bike's noise never does.
+    public var membershipSwitchRate: Double
+    /// Probability of being inside needed to enter; leaving needs the same probability of being
+    /// outside. Default 0.9.
+    public var membershipProbability: Double
+    /// Readings closer together than this share their evidence, seconds. Default 1.
+    public var evidenceInterval: Double
+    /// Share of readings taken as meaningless whatever they say. Default 0.1.
+    public var outlierShare: Double
     /// Period of the still-inside report, seconds. Default 60 s.
     public var reportPeriod: Double
     /// State of a beacon unheard this long is dropped, seconds. Default 300 s; never less
@@ -57,7 +69,11 @@ public struct RegionMonitorConfiguration: Sendable, Equatable {
         coldStartAbsenceTimeout: Double = 30,
         maximumAbsenceTimeout: Double = 120,
         intervalHistory: Int = 32,
-        exitMargin: Double = 0.25,
+        readingSpread: Double = 0.4,
+        membershipSwitchRate: Double = 1.0 / 60,
+        membershipProbability: Double = 0.9,
+        evidenceInterval: Double = 1,
+        outlierShare: Double = 0.1,
         reportPeriod: Double = 60,
         forgetAfter: Double = 300
     ) {
@@ -70,7 +86,11 @@ public struct RegionMonitorConfiguration: Sendable, Equatable {
         self.coldStartAbsenceTimeout = coldStartAbsenceTimeout
         self.maximumAbsenceTimeout = maximumAbsenceTimeout
         self.intervalHistory = intervalHistory
-        self.exitMargin = exitMargin
+        self.readingSpread = readingSpread
+        self.membershipSwitchRate = membershipSwitchRate
+        self.membershipProbability = membershipProbability
+        self.evidenceInterval = evidenceInterval
+        self.outlierShare = outlierShare
         self.reportPeriod = reportPeriod
         self.forgetAfter = forgetAfter
     }
@@ -88,7 +108,11 @@ public struct RegionMonitorConfiguration: Sendable, Equatable {
         c.maximumAbsenceTimeout = max(c.minimumAbsenceTimeout, c.maximumAbsenceTimeout)
         c.coldStartAbsenceTimeout = min(c.maximumAbsenceTimeout, max(c.minimumAbsenceTimeout, c.coldStartAbsenceTimeout))
         c.intervalHistory = max(1, c.intervalHistory)
-        c.exitMargin = max(0, c.exitMargin)
+        c.readingSpread = c.readingSpread > 0 ? c.readingSpread : 0.4
+        c.membershipSwitchRate = max(0, c.membershipSwitchRate)
+        c.membershipProbability = min(0.999, max(0.5, c.membershipProbability))
+        c.evidenceInterval = c.evidenceInterval > 0 ? c.evidenceInterval : 1
+        c.outlierShare = min(1, max(0, c.outlierShare))
         c.reportPeriod = c.reportPeriod > 0 ? c.reportPeriod : .infinity
         c.forgetAfter = max(c.maximumAbsenceTimeout, c.forgetAfter)
         return c

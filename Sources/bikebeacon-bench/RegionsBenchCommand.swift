@@ -35,9 +35,20 @@ struct RegionsBenchCommand: ParsableCommand {
             if let ours = result.scores.first?.score {
                 let ratios = result.scores.dropFirst().map { "\($0.method.rawValue) \(fmt(Double(ours.errors) / Double(max(1, $0.score.errors)), 2))" }
                 print("errors of estimator + monitor as a ratio of each baseline's: " + ratios.joined(separator: ", "))
+                print(Self.verdict(result))
             }
             print("")
         }
+    }
+
+    /// Issue 10's targets: fewer errors than ESPresense's occupancy rule, median exit within 15 s.
+    static func verdict(_ result: RegionBench.Result) -> String {
+        guard let ours = result.scores.first(where: { $0.method == .estimatorMonitor })?.score,
+              let espresense = result.scores.first(where: { $0.method == .espresense })?.score else { return "" }
+        let exit = RegionBench.percentile(ours.exitLatencies, 50)
+        let exitMet = exit.map { $0 <= 15 } ?? false
+        return "target: errors \(ours.errors < espresense.errors ? "met" : "MISSED") (\(ours.errors) vs ESPresense occupancy \(espresense.errors)); "
+            + "median exit \(exitMet ? "met" : "MISSED") (\(exit.map { fmt($0, 1) } ?? "-") s, target ≤ 15 s)"
     }
 
     static func table(_ result: RegionBench.Result) -> String {

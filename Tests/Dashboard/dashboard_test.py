@@ -488,6 +488,21 @@ async def scenario(page, browser, base, server, database, downloads, artifacts, 
     await page.key("Enter")
     error = await page.wait_for("document.getElementById('login-password-error').textContent")
     checks.expect(error and "wrong" in error, f"a wrong password shows the server's message next to the password ({error!r})")
+
+    # The links in account emails: a reset link opens a new-password form; a used or made-up one is refused in words.
+    await page.js("window.__beforeLink = true")
+    await page.send("Page.navigate", url=base + "/?from=mail#password-reset=not-a-real-token")
+    checks.expect(await page.wait_for("!window.__beforeLink && !document.getElementById('reset-form').hidden && "
+                                      "document.activeElement.id === 'reset-password'"),
+                  "a password-reset link opens the new-password form with the cursor in it")
+    await page.type_into("#reset-password", "a new password")
+    await page.key("Enter")
+    refused = await page.wait_for("document.getElementById('reset-form-error').textContent")
+    checks.expect(refused and "expired" in refused, f"an unknown or used reset link is refused with the server's words ({refused!r})")
+    await page.type_into("#forgot-email", email)
+    await page.js("document.querySelector('#forgot-form button').click()")
+    sent = await page.wait_for("document.getElementById('forgot-sent').textContent")
+    checks.expect(sent and "30 minutes" in sent, f"asking for a reset link says one is on its way, whether or not the account exists ({sent!r})")
     await page.viewport(1280, 900, False)
     await page.screenshot(os.path.join(artifacts, "dashboard-login-1280.png"))
 
@@ -625,6 +640,11 @@ async def app_checks(page, browser, base, artifacts, checks):
                                                        "document.querySelectorAll('#sightings tbody tr').length === 2"),
                   "clicking the notification opens the dashboard on that bike")
     checks.expect(await page.js("location.search") == f"?bike={bike_id}", "the bike's view has its own address (?bike=)")
+    await page.js("window.__beforeReload = true")
+    await page.send("Page.navigate", url=f"{base}/?from=email#bike={bike_id}")
+    checks.expect(await page.wait_for("!window.__beforeReload && document.getElementById('sightings-bike').textContent === 'Red commuter' && "
+                                      "document.querySelectorAll('#sightings tbody tr').length === 2"),
+                  "an email's link (/#bike=ID) opens the dashboard on that bike")
     await page.wait_for("document.querySelectorAll('#tiled-map img.leaflet-tile-loaded').length > 0")
 
     offline = {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}

@@ -68,51 +68,59 @@ struct RegionMonitorTests {
         #expect(monitor.tick(at: 140.5) == [.exited(region: region, beacon: Self.bike, time: 140.5, lastSeen: 100)])
     }
 
-    @Test func requiredZoneHasHysteresisOnSignalAndTime() {
+    /// A `near` region weighs each reading in its membership belief: lasting evidence enters,
+    /// a bike parked on the 3 m boundary or a stream of outliers stays inside, and a clear walk
+    /// out leaves in seconds while the beacon is still heard.
+    @Test func requiredZoneEntersOnLastingEvidenceAndHoldsOnTheBoundary() throws {
         let garage = Region(name: "garage", beacon: Self.bike, requiredZone: .near)
         var monitor = RegionMonitor(regions: [garage])
-        // Heard at 3.4 m (far, but inside the 3.75 m exit margin): not close enough to enter.
+        // Heard at 3.4 m (far): not close enough to enter, however long.
         #expect(Self.feed(&monitor, times: stride(from: 0.0, through: 10, by: 1), distance: 3.4).isEmpty)
-        // At 2.5 m it enters.
-        #expect(Self.feed(&monitor, times: [11, 12], distance: 2.5) == [.entered(region: garage, beacon: Self.bike, time: 12)])
-        // Drifts to 3.4 m (beyond near, within the exit margin) for a minute: stays inside.
-        let drift = Self.feed(&monitor, times: stride(from: 13.0, through: 71, by: 1), distance: 3.4)
-        #expect(drift.isEmpty)
-        #expect(monitor.isInside(garage, beacon: Self.bike))
-        // Parked on the 3 m boundary for ten minutes, readings either side of it: stays inside.
-        var flapping: [RegionEvent] = []
-        for (i, t) in stride(from: 72.0, through: 613, by: 1).enumerated() {
-            flapping += monitor.tick(at: t)
-            flapping += monitor.observe(Self.bike, Self.at(t, distance: i % 2 == 0 ? 2.8 : 3.6))
+        // At 1.5 m it enters on lasting evidence: not on the first reading, within five.
+        let entering = Self.feed(&monitor, times: stride(from: 11.0, through: 20, by: 1), distance: 1.5)
+        let entered = try #require(entering.first)
+        #expect(entering.count == 1)
+        #expect(entered.time > 11 && entered.time <= 15, "entered at \(entered.time)")
+        // Parked on the 3 m boundary for ten minutes, readings either side of it (geometric
+        // mean 2.97 m): stays inside.
+        var parked: [RegionEvent] = []
+        for (i, t) in stride(from: 21.0, through: 620, by: 1).enumerated() {
+            parked += monitor.tick(at: t)
+            parked += monitor.observe(Self.bike, Self.at(t, distance: i % 2 == 0 ? 2.6 : 3.4))
         }
-        #expect(flapping.allSatisfy { if case .stillInside = $0 { true } else { false } })
-        // Single readings clearly outside, each followed by one inside, do not exit either.
+        #expect(parked.allSatisfy { if case .stillInside = $0 { true } else { false } })
+        // Single readings clearly outside (8 m), each followed by three inside (2 m), do not exit either.
         var outliers: [RegionEvent] = []
-        for (i, t) in stride(from: 614.0, through: 700, by: 1).enumerated() {
+        for (i, t) in stride(from: 621.0, through: 700, by: 1).enumerated() {
             outliers += monitor.tick(at: t)
-            outliers += monitor.observe(Self.bike, Self.at(t, distance: i % 2 == 0 ? 2 : 8))
+            outliers += monitor.observe(Self.bike, Self.at(t, distance: i % 4 == 0 ? 8 : 2))
         }
         #expect(!outliers.contains { if case .exited = $0 { true } else { false } })
-        // Clearly outside (5 m) for good: still heard, but exits once the timeout has passed.
-        let leaving = Self.feed(&monitor, times: stride(from: 701.0, through: 710, by: 1), distance: 5)
-        #expect(leaving.isEmpty)
-        #expect(monitor.isInside(garage, beacon: Self.bike))
-        let gone = Self.feed(&monitor, times: stride(from: 711.0, through: 720, by: 1), distance: 5)
-        #expect(gone == [.exited(region: garage, beacon: Self.bike, time: 711, lastSeen: 700)])
+        // Clearly outside (5 m) for good, still heard: leaves within ten seconds, not on the first reading.
+        let leaving = Self.feed(&monitor, times: stride(from: 701.0, through: 720, by: 1), distance: 5)
+        let exit = try #require(leaving.first)
+        #expect(leaving.count == 1)
+        guard case let .exited(_, _, time, lastSeen) = exit else { Issue.record("\(exit)"); return }
+        #expect(time > 701 && time <= 711, "left at \(time)")
+        #expect(lastSeen < time, "the last reading that still said inside")
     }
 
-    @Test func distanceLimitEntersWithinItAndLeavesBeyondTheMargin() {
+    /// A 2 m doorway: an unknown estimate is no evidence, readings just beyond 2 m never enter,
+    /// readings well within enter, and readings that keep saying 2.6 m take it out.
+    @Test func distanceLimitEntersWithinItAndLeavesOnLastingEvidenceBeyond() throws {
         let doorway = Region(name: "doorway", beacon: Self.bike, maximumDistance: 2)
         var monitor = RegionMonitor(regions: [doorway])
         let unknown = ProximityEstimate(time: 0, filteredRSSI: nil, distance: nil, distanceUncertainty: nil, zone: .unknown)
         #expect(monitor.observe(Self.bike, unknown).isEmpty)
-        #expect(Self.feed(&monitor, times: [1, 2], distance: 2.2).isEmpty, "near, but beyond 2 m")
-        #expect(Self.feed(&monitor, times: [3, 4], distance: 1.9) == [.entered(region: doorway, beacon: Self.bike, time: 4)])
-        // 2.4 m is within the 25 % margin (2.5 m): stays.
-        #expect(Self.feed(&monitor, times: stride(from: 5.0, through: 50, by: 1), distance: 2.4).isEmpty)
-        // 2.6 m is beyond it: leaves after the 10 s timeout.
-        let leaving = Self.feed(&monitor, times: stride(from: 51.0, through: 62, by: 1), distance: 2.6)
-        #expect(leaving == [.exited(region: doorway, beacon: Self.bike, time: 61, lastSeen: 50)])
+        #expect(Self.feed(&monitor, times: stride(from: 1.0, through: 30, by: 1), distance: 2.2).isEmpty, "near, but beyond 2 m")
+        let entering = Self.feed(&monitor, times: stride(from: 31.0, through: 40, by: 1), distance: 1)
+        #expect(entering.count == 1)
+        #expect(try #require(entering.first).time <= 36)
+        let leaving = Self.feed(&monitor, times: stride(from: 41.0, through: 80, by: 1), distance: 2.6)
+        #expect(leaving.count == 1)
+        guard case let .exited(_, _, time, lastSeen)? = leaving.first else { Issue.record("\(leaving)"); return }
+        #expect(time > 42, "one reading beyond the limit is not enough")
+        #expect(lastSeen <= time)
     }
 
     @Test func uuidAndMajorRegionsTrackEachBeaconIndependently() {

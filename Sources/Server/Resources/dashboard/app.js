@@ -134,6 +134,45 @@ function wireAuth() {
     } catch (error) { showError(form, "signup", error); }
   });
   $("logout").addEventListener("click", () => logOut());
+  $("forgot-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = event.currentTarget; clearErrors(form); $("forgot-sent").textContent = "";
+    try {
+      const email = form.email.value.trim();
+      if (!email.includes("@")) throw new FieldError("Enter your email address.", "email");
+      await api("POST", "/v1/password-reset", { email });
+      $("forgot-sent").textContent = "If an account uses this address, a link to choose a new password is on its way; it works once, for 30 minutes.";
+    } catch (error) { showError(form, "forgot", error); }
+  });
+  $("reset-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = event.currentTarget; clearErrors(form);
+    try {
+      const password = form.password.value;
+      if (password.length < 8) throw new FieldError("Use a password of 8 characters or more.", "password");
+      await api("POST", "/v1/password-reset/confirm", { token: form.dataset.token, password });
+      form.reset(); form.hidden = true;
+      history.replaceState(null, "", "/");
+      $("login-form-error").textContent = "Password changed: log in with the new one.";
+    } catch (error) { showError(form, "reset", error); }
+  });
+}
+
+/** The links in account emails: `/#password-reset=TOKEN` opens the new-password form, `/#verify-email=TOKEN` confirms at once. */
+async function followAccountLink() {
+  const link = new URLSearchParams(location.hash.slice(1));
+  const reset = link.get("password-reset"), verify = link.get("verify-email");
+  if (reset) {
+    $("reset-form").dataset.token = reset;
+    $("reset-form").hidden = false;
+    $("reset-password").focus();
+  } else if (verify) {
+    history.replaceState(null, "", "/");
+    try {
+      await api("POST", "/v1/email-verification/confirm", { token: verify });
+      $("login-form-error").textContent = "Your address is confirmed: log in.";
+    } catch (error) { $("login-form-error").textContent = error.message; }
+  }
 }
 
 // ---- bikes ----
@@ -625,7 +664,8 @@ async function showApp() {
   loadNotificationSettings();
   loadSessions();
   if (!state.events) followEvents();
-  const wanted = new URLSearchParams(location.search).get("bike");
+  // `/?bike=ID` (notifications, this page) or `/#bike=ID` (the links in notification emails).
+  const wanted = new URLSearchParams(location.search).get("bike") || new URLSearchParams(location.hash.slice(1)).get("bike");
   if (wanted) await showBike(wanted);
 }
 
@@ -643,5 +683,5 @@ document.addEventListener("DOMContentLoaded", async () => {
     const account = await api("GET", "/v1/account");
     state.signedIn = true; state.email = account.email;
   } catch (_) { /* not logged in, or offline before any visit */ }
-  if (state.signedIn) showApp(); else $("auth").hidden = false;
+  if (state.signedIn) showApp(); else { $("auth").hidden = false; await followAccountLink(); }
 });

@@ -1,0 +1,64 @@
+import Proximity
+
+/// Leave-one-dataset-out: how the estimator's configuration generalises to data it was not
+/// chosen on, which is what a new receiver, phone or room will be.
+///
+/// For each dataset, a configuration is chosen among `candidates` on the other datasets alone
+/// (the one with the largest worst-case balanced-accuracy margin over the best anchor, among
+/// those flapping no more than the least-flapping anchor when any does), then scored on the
+/// dataset left out.
+public enum LeaveOneOut {
+    /// One candidate's standing on one dataset, relative to that dataset's anchors.
+    public struct Standing: Sendable {
+        public var configuration: ProximityConfiguration
+        public var score: ProximityBench.Score
+        /// Balanced accuracy minus the best anchor's, fraction.
+        public var margin: Double
+        /// Flaps per hour over the least-flapping anchor's.
+        public var flapRatio: Double
+    }
+
+    public struct Fold: Sendable {
+        public var heldOut: String
+        public var chosen: ProximityConfiguration
+        public var standing: Standing
+        public var bestAnchor: ProximityMethod
+        public var bestAnchorAccuracy: Double
+        public var fewestFlapsAnchor: ProximityMethod
+        public var fewestFlaps: Double
+    }
+
+    /// The configurations the folds choose from: the two path-loss slopes, the only settings
+    /// that move the zone boundaries. The rest are physical or rate-independent and stay fixed.
+    public static let candidates: [ProximityConfiguration] = [1.0, 1.5, 2.0].flatMap { near in
+        [2.0, 2.5].map { far in ProximityConfiguration(pathLossExponent: far, nearFieldPathLossExponent: near) }
+    }
+
+    public static func run(_ datasets: [RSSIDataset], candidates: [ProximityConfiguration] = candidates) -> [Fold] {
+        let anchorMethods = ProximityMethod.allCases.filter { $0 != .ours }
+        let anchors = datasets.map { ProximityBench.run($0, methods: anchorMethods) }
+        let standings: [[Standing]] = datasets.indices.map { d in
+            let best = anchors[d].map(\.total.balancedAccuracy).max() ?? 0
+            let fewest = anchors[d].map(\.total.flapsPerHour).min() ?? 0
+            return candidates.map { configuration in
+                let score = ProximityBench.run(datasets[d], methods: [.ours], configuration: configuration)[0].total
+                return Standing(configuration: configuration, score: score, margin: score.balancedAccuracy - best,
+                                flapRatio: fewest > 0 ? score.flapsPerHour / fewest : (score.flapsPerHour > 0 ? .infinity : 1))
+            }
+        }
+        return datasets.indices.map { heldOut in
+            let training = datasets.indices.filter { $0 != heldOut }
+            func worstMargin(_ c: Int) -> Double { training.map { standings[$0][c].margin }.min() ?? 0 }
+            func calm(_ c: Int) -> Bool { training.allSatisfy { standings[$0][c].flapRatio <= 1 } }
+            let pool = candidates.indices.filter(calm).isEmpty ? Array(candidates.indices) : candidates.indices.filter(calm)
+            let chosen = pool.max { worstMargin($0) < worstMargin($1) } ?? 0
+            let best = anchors[heldOut].max { $0.total.balancedAccuracy < $1.total.balancedAccuracy }
+            let fewest = anchors[heldOut].min { $0.total.flapsPerHour < $1.total.flapsPerHour }
+            return Fold(
+                heldOut: datasets[heldOut].name, chosen: candidates[chosen], standing: standings[heldOut][chosen],
+                bestAnchor: best?.method ?? .rawLogDistance, bestAnchorAccuracy: best?.total.balancedAccuracy ?? .nan,
+                fewestFlapsAnchor: fewest?.method ?? .rawLogDistance, fewestFlaps: fewest?.total.flapsPerHour ?? .nan
+            )
+        }
+    }
+}
