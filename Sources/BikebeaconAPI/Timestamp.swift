@@ -42,8 +42,15 @@ public enum Timestamp {
         }
         let days = daysFromCivil(year: Int64(year), month: Int64(month), day: Int64(day))
         let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + min(second, 59)) - offsetMinutes * 60
-        return seconds * 1000 + millis
+        let milliseconds = seconds * 1000 + millis
+        // An offset can push a year-0000 or year-9999 local time out of the four-digit years in UTC,
+        // which `format` could not write back as RFC 3339 (found by scripts/fuzz).
+        return representable.contains(milliseconds) ? milliseconds : nil
     }
+
+    /// 0000-01-01T00:00:00.000Z through 9999-12-31T23:59:59.999Z: the instants with a four-digit UTC year.
+    static let representable: ClosedRange<Int64> =
+        daysFromCivil(year: 0, month: 1, day: 1) * 86_400_000...daysFromCivil(year: 10_000, month: 1, day: 1) * 86_400_000 - 1
 
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ` in UTC.
     public static func format(milliseconds: Int64) -> String {
