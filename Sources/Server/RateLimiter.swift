@@ -55,12 +55,12 @@ struct RateLimiter: Sendable {
     /// nil when the request may go ahead, else the whole seconds until it may (for `Retry-After`).
     func retryAfter(_ key: String, now: Int64) async throws -> Int? {
         try await database.transaction { db in
+            // Creates the bucket or touches it: either way this transaction now holds the row's write lock,
+            // so two replicas cannot both spend the last token.
             try await db.raw("""
                 INSERT INTO rate_buckets (key, tokens, last_ms) VALUES (\(bind: key), \(bind: limit.burst), \(bind: now))
-                ON CONFLICT (key) DO NOTHING
+                ON CONFLICT (key) DO UPDATE SET last_ms = rate_buckets.last_ms
                 """).run()
-            // Touching the row first takes its write lock, so two replicas cannot both spend the last token.
-            try await db.raw("UPDATE rate_buckets SET last_ms = last_ms WHERE key = \(bind: key)").run()
             guard let row = try await db.raw("SELECT tokens, last_ms FROM rate_buckets WHERE key = \(bind: key)").first() else {
                 return nil
             }
