@@ -28,10 +28,12 @@ struct DecodeBenchCommand: AsyncParsableCommand {
         print("bench decode: \(built.iBeacons) iBeacon reports in \(built.packets) LE advertising events, \(fmt(Double(built.bytes) / 1_048_576, 1)) MB btsnoop, built from \(capture)")
 
         let sync = try DecodeBench.replay(path: path)
+        let perReport = try await DecodeBench.replayPerReport(path: path)
         let stream = try await DecodeBench.replayStream(path: path)
         var rows = [
             row("reader+parser+decoder", sync.counts.iBeacons, sync.seconds, baseline: nil),
-            row("CaptureScanner stream (replay)", stream.counts.iBeacons, stream.seconds, baseline: nil),
+            row("stream, one await per report (before)", perReport.counts.iBeacons, perReport.seconds, baseline: nil),
+            row("CaptureScanner batches (replay, sentinel)", stream.counts.iBeacons, stream.seconds, baseline: nil),
         ]
         if FileManager.default.isExecutableFile(atPath: tshark) {
             let clock = Stopwatch()
@@ -40,10 +42,11 @@ struct DecodeBenchCommand: AsyncParsableCommand {
             let tsharkRate = Double(found) / seconds
             rows = [
                 row("reader+parser+decoder", sync.counts.iBeacons, sync.seconds, baseline: tsharkRate),
-                row("CaptureScanner stream (replay)", stream.counts.iBeacons, stream.seconds, baseline: tsharkRate),
+                row("stream, one await per report (before)", perReport.counts.iBeacons, perReport.seconds, baseline: tsharkRate),
+                row("CaptureScanner batches (replay, sentinel)", stream.counts.iBeacons, stream.seconds, baseline: tsharkRate),
                 row("tshark -T fields (baseline)", found, seconds, baseline: tsharkRate),
             ]
-            let agree = found == sync.counts.iBeacons && found == stream.counts.iBeacons
+            let agree = found == sync.counts.iBeacons && found == stream.counts.iBeacons && found == perReport.counts.iBeacons
             print(Table.render(header: ["", "iBeacon reports", "seconds", "reports/s", "ratio vs tshark"], rows: rows))
             print("iBeacon counts agree with tshark: \(agree ? "yes" : "NO")")
         } else {
