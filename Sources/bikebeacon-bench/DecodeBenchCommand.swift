@@ -6,7 +6,12 @@ import Scanning
 struct DecodeBenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decode",
-        abstract: "Capture replay throughput (reports/s) against tshark on the same file."
+        abstract: "Capture replay throughput (reports/s) against tshark on the same file; peak RSS of `bikebeacon decode`.",
+        discussion: """
+        The peak RSS row runs the `bikebeacon` beside this executable (`decode` of one frame) and \
+        reads its high-water mark from wait4 (the kernel's VmHWM); it is skipped when that \
+        executable is not built.
+        """
     )
 
     @Option(help: "Real capture whose iBeacon events are repeated.")
@@ -52,6 +57,13 @@ struct DecodeBenchCommand: AsyncParsableCommand {
         } else {
             print(Table.render(header: ["", "iBeacon reports", "seconds", "reports/s", "ratio vs tshark"], rows: rows))
             print("tshark not found at \(tshark): comparison skipped (install it with `scripts/setup --bench`)")
+        }
+        let bikebeacon = ThisExecutable.sibling("bikebeacon")
+        if FileManager.default.isExecutableFile(atPath: bikebeacon),
+           let peak = ChildMemory.peakResidentBytes(executable: bikebeacon, arguments: ["decode", "4c000215494e54454c4c495f524f434b535f48575075f2ffc2"]) {
+            print("bikebeacon decode (one frame): peak RSS \(fmt(Double(peak) / 1_048_576, 1)) MB (goal ≤ 10 MB), \(bikebeacon)")
+        } else {
+            print("no bikebeacon beside bikebeacon-bench (\(bikebeacon)): decode RSS skipped; build it: swift build -c release --product bikebeacon")
         }
     }
 
