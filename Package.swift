@@ -105,8 +105,7 @@ let package = Package(
         // Benchmarks and the anchor methods they compare against (never linked into a shipped binary).
         .target(
             name: "Benchmarks",
-            dependencies: ["Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Captures", "HCI", "Server",
-                           .product(name: "SQLKit", package: "sql-kit")]
+            dependencies: ["Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Captures", "HCI"]
         ),
         .executableTarget(
             name: "bikebeacon-bench",
@@ -115,6 +114,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLKit", package: "sql-kit"),
             ]
         ),
 

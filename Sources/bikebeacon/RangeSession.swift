@@ -91,6 +91,7 @@ struct RangeSession: Sendable {
                 }
                 emit(await state.receive(advertisement))
             }
+            await state.finishReplay()
             return Task.isCancelled ? .stopped : .ended
         } catch is CancellationError {
             return .stopped
@@ -110,6 +111,9 @@ actor RangeState {
     private var feed: RangeFeed
     private let speed: Double?
     private var replay: ReplayClock?
+    /// In a replay, the time of the record the reader holds until it is due; nil while it reads the next.
+    private var pending: Double?
+    private var replayFinished = false
     private let started = ContinuousClock.now
 
     init(feed: RangeFeed, speed: Double?) {
@@ -134,15 +138,26 @@ actor RangeState {
             self.replay = ReplayClock(origin: time - elapsed * speed, speed: speed)
             return 0
         }
+        pending = time
         return replay.elapsed(until: time) - elapsed
     }
 
     func receive(_ advertisement: Advertisement) -> [RangeReport] {
-        feed.receive(advertisement)
+        pending = nil
+        return feed.receive(advertisement)
     }
 
+    func finishReplay() {
+        replayFinished = true
+    }
+
+    /// Reports the bike out of range once it has gone stale. In a replay the capture, not the clock,
+    /// says what was heard: a reader slowed down by a busy machine must not make a bike that was
+    /// heard look lost, so staleness is judged only up to the record the reader holds.
     func lapse() -> [RangeReport] {
-        feed.lapse(until: now)
+        guard speed != nil, !replayFinished else { return feed.lapse(until: now) }
+        guard let pending else { return [] }
+        return feed.lapse(until: min(now, pending))
     }
 
     func view(notice: String?) -> RangeView {
