@@ -107,16 +107,17 @@ let package = Package(
         // Benchmarks and the anchor methods they compare against (never linked into a shipped binary).
         .target(
             name: "Benchmarks",
-            dependencies: ["Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Captures", "HCI", "Server",
-                           .product(name: "SQLKit", package: "sql-kit")]
+            dependencies: ["Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Captures", "HCI"]
         ),
         .executableTarget(
             name: "bikebeacon-bench",
             dependencies: [
                 "Beacon", "Proximity", "Registry", "Scanning", "Captures", "Benchmarks", "Sentinel", "Server", "BikebeaconAPI",
+                "LocalServer", "Owners", "ServerClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLKit", package: "sql-kit"),
             ]
         ),
 

@@ -1,4 +1,5 @@
 import BikebeaconAPI
+import Durable
 import Foundation
 import Logging
 import SQLKit
@@ -95,7 +96,7 @@ struct NotificationQueue: Sendable {
                         WHERE id = \(bind: row.id)
                         """).run()
                 case let .retry(reason, after):
-                    if let delay = backoff.delay(afterFailedAttempts: attempts) {
+                    if let delay = backoff.delayMilliseconds(afterFailures: attempts) {
                         let next = time + max(delay, after ?? 0)
                         logger.warning("notification delivery failed; will retry", metadata: metadata.merging(
                             ["reason": "\(reason)", "retry_in_ms": "\(next - time)"]) { $1 })

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Durable
 import Foundation
 import Logging
 import NIOCore
@@ -112,7 +113,7 @@ struct WebhookWorker: Service {
         do {
             try await database.withSession { db in
                 if let failure = outcome {
-                    if let delay = backoff.delay(afterFailedAttempts: attempts) {
+                    if let delay = backoff.delayMilliseconds(afterFailures: attempts) {
                         try await db.raw("""
                             UPDATE deliveries SET attempts = \(bind: attempts), next_attempt_ms = \(bind: time + delay),
                               last_error = \(bind: failure) WHERE event_id = \(bind: item.eventID)

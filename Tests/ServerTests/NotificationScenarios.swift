@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import BikebeaconAPI
+import Durable
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -89,7 +90,7 @@ enum NotificationScenarios {
     /// A delivery queued while the receiver is down survives a server restart and arrives once it is up.
     static func webhookSurvivesRestart(_ backend: Backend) async throws {
         let harness = try await Harness.make(backend, options: Harness.testOptions {
-            $0.webhookBackoff = Backoff(baseMilliseconds: 50, capMilliseconds: 100, maxAttempts: 1000)
+            $0.webhookBackoff = Backoff(initial: 0.05, maximum: 0.1, maxAttempts: 1_000, jitter: 0)
             $0.allowPrivateTargets = true
         })
         let (_, sentinel) = try await harness.sentinel("cafe")
