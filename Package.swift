@@ -72,6 +72,8 @@ let package = Package(
             ]
         ),
 
+        // Child processes through posix_spawn (the alarm command, the demo's server), without Foundation.
+        .target(name: "Subprocesses"),
         // The YAML subset a sentinel's config needs, read strictly with line numbers (pure; fuzzed).
         .target(name: "StrictYAML"),
         // Files replaced atomically and durably: the sentinel's state, the owner's config.
@@ -87,7 +89,7 @@ let package = Package(
             ]
         ),
         // A throwaway bikebeacon-server child on a free loopback port: the demo's, and the tests' free port.
-        .target(name: "LocalServer", dependencies: ["ServerClient", .product(name: "NIOHTTP1", package: "swift-nio")]),
+        .target(name: "LocalServer", dependencies: ["ServerClient", "Subprocesses", .product(name: "NIOHTTP1", package: "swift-nio")]),
         // The daemon's durable edges: missing-list sync and cache, outbox, reporter.
         .target(
             name: "Sentinel",
@@ -99,7 +101,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                "StrictYAML",
+                "StrictYAML", "Subprocesses",
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
@@ -125,7 +127,7 @@ let package = Package(
             name: "bikebeacon",
             dependencies: [
                 "Beacon", "Proximity", "Regions", "Registry", "Scanning", "Captures", "HCI", "Tracking", "Analysis", "Sentinel",
-                "Owners", "ServerClient", "BikebeaconAPI", "LocalServer",
+                "Owners", "ServerClient", "BikebeaconAPI", "LocalServer", "Durable",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

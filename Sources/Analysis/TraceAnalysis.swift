@@ -1,7 +1,11 @@
 import Beacon
 import Proximity
 import Regions
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One analysed reading: what the estimator and the region monitor made of it.
 public struct AnalyzedReading: Equatable, Sendable {
@@ -36,8 +40,8 @@ public enum TraceAnalysis {
         [
             String(row.reading.timeText),
             String(row.reading.rssiText),
-            row.estimate.filteredRSSI.map { String(format: "%.2f", $0) } ?? "",
-            row.estimate.distance.map { String(format: "%.3f", $0) } ?? "",
+            row.estimate.filteredRSSI.map { DecimalText.fixed($0, 2) } ?? "",
+            row.estimate.distance.map { DecimalText.fixed($0, 3) } ?? "",
             row.estimate.zone.rawValue,
             row.present ? "1" : "0",
         ].joined(separator: ",")

@@ -1,7 +1,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 public enum AtomicFileError: Error, CustomStringConvertible, Sendable {
     case cannotWrite(path: String, step: String, errno: Int32)
@@ -68,7 +72,7 @@ public enum AtomicFile {
             throw .cannotWrite(path: path, step: "rename", errno: code)
         }
         guard durable else { return }
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? ""
         let dirfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dirfd >= 0 else { throw .cannotWrite(path: directory, step: "open directory", errno: errno) }
         defer { close(dirfd) }

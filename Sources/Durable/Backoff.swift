@@ -1,4 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Exponential backoff for every delivery retried against a peer that may be down: the sentinel's
 /// outbox, its MQTT link, and the server's webhook and notification queues. One rule, so they

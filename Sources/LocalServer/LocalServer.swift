@@ -1,5 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ServerClient
+import Subprocesses
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,11 +13,12 @@ import Glibc
 /// A throwaway `bikebeacon-server` on a free loopback port, for the demo (SQLite in a temp dir) and
 /// the benchmarks (replicas on one database). A child process rather than linking the server into
 /// `bikebeacon`, so a sentinel on a Pi does not carry the server's code.
-public struct LocalServer {
+public final class LocalServer: Sendable {
     public let binary: String
     public let database: String
     public let baseURL: String
-    private let process: Process
+    private let arguments: [String]
+    private let child = Mutex<ChildProcess?>(nil)
     private let log: URL
 
     /// Finds `bikebeacon-server` beside this executable, where `swift build` puts it.
@@ -42,17 +49,13 @@ public struct LocalServer {
         baseURL = "http://127.0.0.1:\(port)"
         log = directory.appendingPathComponent(name + ".log")
         guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw LocalServerError("cannot create \(log.path)") }
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
         // bcrypt cost 4: the demo's one password need not cost a second of the newcomer's time.
-        process.arguments = ["serve", "--port", String(port), "--database", self.database, "--bcrypt-cost", "4"] + options
-        let handle = try FileHandle(forWritingTo: log)
-        process.standardOutput = handle
-        process.standardError = handle
+        arguments = ["serve", "--port", String(port), "--database", self.database, "--bcrypt-cost", "4"] + options
     }
 
     public func start() async throws {
-        try process.run()
+        let process = try ChildProcess.spawn(binary, arguments, stdout: .file(log.path), stderr: .file(log.path))
+        child.withLock { $0 = process }
         let anonymous = ServerConnection(baseURL: baseURL, token: "")
         for _ in 0..<100 {
             if let answer = try? await anonymous.send(.GET, "/healthz"), answer.status == .ok { return }
@@ -65,26 +68,20 @@ public struct LocalServer {
     }
 
     /// The child's process id, once started.
-    public var processIdentifier: Int32 { process.processIdentifier }
+    public var processIdentifier: Int32 { child.withLock { $0?.pid ?? 0 } }
 
     public func stop() {
-        guard process.isRunning else { return }
+        guard let process = child.withLock({ $0 }), process.isRunning else { return }
         process.terminate()
-        process.waitUntilExit()
+        process.wait()
     }
 
     private static func runToEnd(_ binary: String, _ arguments: [String]) throws -> String {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: binary)
-        child.arguments = arguments
-        let out = Pipe()
-        child.standardOutput = out
-        child.standardError = FileHandle.nullDevice
-        try child.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        child.waitUntilExit()
-        guard child.terminationStatus == 0 else { throw LocalServerError("bikebeacon-server \(arguments.prefix(2).joined(separator: " ")) failed (exit \(child.terminationStatus))") }
-        return String(decoding: data, as: UTF8.self)
+        let child = try ChildProcess.spawn(binary, arguments, stdout: .pipe, stderr: .discard)
+        let output = child.readOutputToEnd()
+        let status = child.wait()
+        guard status == 0 else { throw LocalServerError("bikebeacon-server \(arguments.prefix(2).joined(separator: " ")) failed (exit \(status))") }
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// A port the kernel has just handed out on loopback (and taken back): for this server and

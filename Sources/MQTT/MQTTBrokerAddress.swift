@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Where the broker is and how to log in, from `mqtt://user:pass@host:1883` or `mqtts://…`.
 public struct MQTTBrokerAddress: Equatable, Sendable, CustomStringConvertible {
@@ -37,7 +41,7 @@ public struct MQTTBrokerAddress: Equatable, Sendable, CustomStringConvertible {
 extension MQTTBrokerAddress {
     /// `url` with any password replaced by `***`, for error messages about a URL that did not parse.
     public static func redacted(_ url: String) -> String {
-        guard let at = url.firstIndex(of: "@"), let scheme = url.range(of: "://"), scheme.upperBound < at,
+        guard let at = url.firstIndex(of: "@"), let scheme = url.firstRange(of: "://"), scheme.upperBound < at,
               let colon = url[scheme.upperBound..<at].firstIndex(of: ":") else { return url }
         return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])
     }

@@ -1,5 +1,9 @@
 import BikebeaconAPI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import NIOCore
 import NIOHTTP1
 import ServerClient

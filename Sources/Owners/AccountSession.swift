@@ -1,5 +1,9 @@
 import Durable
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The owner's log-in to a bikebeacon server, kept in the config directory by `bikebeacon login`.
 public struct AccountSession: Codable, Equatable, Sendable {
@@ -37,7 +41,7 @@ public enum SessionFile {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw .unreadable(path: path, reason: (error as NSError).localizedDescription)
+            throw .unreadable(path: path, reason: IOErrorText.describe(error))
         }
         guard data.count < 1 << 16, let session = try? JSONDecoder().decode(AccountSession.self, from: data) else {
             throw .corrupt(path: path)
@@ -50,7 +54,7 @@ public enum SessionFile {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
             let data = try encoder.encode(session)
-            let directory = (path as NSString).deletingLastPathComponent
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
             if !directory.isEmpty {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
@@ -58,7 +62,7 @@ public enum SessionFile {
         } catch let error as AtomicFileError {
             throw .unwritable(path: path, reason: error.description)
         } catch {
-            throw .unwritable(path: path, reason: (error as NSError).localizedDescription)
+            throw .unwritable(path: path, reason: IOErrorText.describe(error))
         }
     }
 }

@@ -1,5 +1,9 @@
 import Beacon
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Why a change to the bike list was refused; each says what to do instead.
 public enum BikeBookError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -40,7 +44,7 @@ public struct BikeBook: Equatable, Sendable, Codable {
 
     /// Adds a bike; names are unique and a beacon belongs to one bike, as on the server.
     public mutating func add(_ bike: Bike) throws(BikeBookError) {
-        let name = bike.name.trimmingCharacters(in: .whitespaces)
+        let name = String(bike.name.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
         guard !name.isEmpty, name.count <= Self.longestName,
               !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else { throw .invalidName(bike.name) }

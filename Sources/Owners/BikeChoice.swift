@@ -1,5 +1,9 @@
 import Beacon
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Which bike a command means: a beacon given outright, a bike by name from the bikes file,
 /// or the only bike there is. The environment comes in, so the rule is testable as a value.

@@ -1,5 +1,9 @@
 import Durable
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -55,7 +59,7 @@ public enum BikesFile {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data: Data
         do { data = try encoder.encode(book) } catch { throw .unwritable(path: path, reason: Self.reason(error)) }
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         do {
             if !directory.isEmpty {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -69,7 +73,7 @@ public enum BikesFile {
     }
 
     private static func reason(_ error: any Error) -> String {
-        (error as NSError).localizedDescription
+        IOErrorText.describe(error)
     }
 
     /// The decoder's complaint, with the JSON path that broke, in words.

@@ -1,35 +1,23 @@
+import Beacon
+
 /// Number formatting for the range view without Foundation's locale-dependent formatters.
 enum NumberText {
-    /// `value` with exactly `digits` decimals, rounded half away from zero.
-    static func fixed(_ value: Double, _ digits: Int) -> String {
-        guard value.isFinite else { return "?" }
-        var scale = 1.0
-        for _ in 0..<digits { scale *= 10 }
-        let scaled = (abs(value) * scale).rounded()
-        let whole = Int(scaled / scale)
-        let fraction = Int(scaled - Double(whole) * scale)
-        let sign = value < 0 && scaled != 0 ? "-" : ""
-        guard digits > 0 else { return sign + String(whole) }
-        let fractionText = String(fraction)
-        return sign + String(whole) + "." + String(repeating: "0", count: digits - fractionText.count) + fractionText
-    }
-
     /// A distance in metres: centimetres below 1 m, one decimal below 10 m, whole metres up to 99 m, then "> 99 m".
     static func metres(_ value: Double) -> String {
-        if value < 0.995 { return fixed(value, 2) + " m" }
-        if value < 9.95 { return fixed(value, 1) + " m" }
-        if value < 99.5 { return fixed(value, 0) + " m" }
+        if value < 0.995 { return DecimalText.fixed(value, 2) + " m" }
+        if value < 9.95 { return DecimalText.fixed(value, 1) + " m" }
+        if value < 99.5 { return DecimalText.fixed(value, 0) + " m" }
         return "> 99 m"
     }
 
     /// An uncertainty in metres, to the same precision as the distance it qualifies.
     static func metres(_ value: Double, like distance: Double) -> String {
-        fixed(value, distance < 0.995 ? 2 : distance < 9.95 ? 1 : 0) + " m"
+        DecimalText.fixed(value, distance < 0.995 ? 2 : distance < 9.95 ? 1 : 0) + " m"
     }
 
     /// How long ago, coarser as it grows.
     static func ago(_ seconds: Double) -> String {
-        if seconds < 9.95 { return fixed(seconds, 1) + " s ago" }
+        if seconds < 9.95 { return DecimalText.fixed(seconds, 1) + " s ago" }
         let whole = Int(seconds.rounded(.down))
         if whole < 60 { return "\(whole) s ago" }
         if whole < 3600 { return "\(whole / 60) min \(whole % 60) s ago" }

@@ -1,5 +1,12 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Beacon
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Proximity
 
 /// The `bikebeacon range` screen: a pure function from a `RangeView` to exactly
@@ -67,7 +74,7 @@ public enum RangeScreen {
     private static func rssiText(_ view: RangeView) -> String {
         guard let last = view.history.last else { return "no readings yet" }
         var parts: [String] = []
-        if let filtered = view.estimate.filteredRSSI { parts.append("filtered " + NumberText.fixed(filtered, 1) + " dBm") }
+        if let filtered = view.estimate.filteredRSSI { parts.append("filtered " + DecimalText.fixed(filtered, 1) + " dBm") }
         parts.append("raw \(last.rssi) dBm")
         if let power = last.measuredPower { parts.append("1 m power \(power) dBm") }
         return parts.joined(separator: "   ")
@@ -77,8 +84,8 @@ public enum RangeScreen {
         guard let trend = view.trend, let change = Trend.change(in: view.history, now: view.now) else {
             return ScreenLine(view.history.last == nil ? "-" : "- (no signal: walk around to find it)")
         }
-        let window = NumberText.fixed(Trend.window, 0)
-        let detail = " (" + (change > 0 ? "+" : "") + NumberText.fixed(change, 1) + " dB in \(window) s)"
+        let window = DecimalText.fixed(Trend.window, 0)
+        let detail = " (" + (change > 0 ? "+" : "") + DecimalText.fixed(change, 1) + " dB in \(window) s)"
         switch trend {
         case .warmer: return ScreenLine("WARMER " + glyphs.warmer, .warm) + ScreenLine(detail + ": you are getting closer")
         case .colder: return ScreenLine("COLDER " + glyphs.colder, .cold) + ScreenLine(detail + ": you are moving away")

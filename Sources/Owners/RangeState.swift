@@ -1,5 +1,9 @@
 import Beacon
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The state the reader and the timer share. Time is the wall clock when live; in a replay it
 /// is the capture's time, advanced `speed` times faster than real time from the first record.

@@ -1,4 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Log-distance path loss with a separate slope inside 1 m: RSSI = P − 10·n·log10(d).
 ///

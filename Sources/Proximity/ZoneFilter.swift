@@ -1,4 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A Bayes (hidden Markov) filter over the three zones: principled hysteresis in place of a
 /// margin and a dwell time.

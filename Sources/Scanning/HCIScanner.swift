@@ -1,6 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Beacon
 import HCI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 import Synchronization
 
@@ -90,20 +97,33 @@ public final class HCIScanner: Scanner {
         sessions.withLock { $0.append(control) }
         let adapter = adapter, active = active, logger = logger, open = open
         continuation.onTermination = { _ in control.requestStop() }
-        Thread.detachNewThread {
-            let handler = makeHandler(continuation)
-            do {
-                let device = try open(adapter)
-                try HCIScanLoop.run(device, adapter: adapter, active: active, logger: logger, control: control, handler: handler)
-                continuation.finish()
-            } catch {
-                // The reports read before the failure go out before it.
-                handler.flush()
-                continuation.finish(throwing: error)
+        do {
+            try BlockingThread.start {
+                Self.scan(adapter: adapter, active: active, logger: logger, control: control, open: open,
+                          continuation: continuation, handler: makeHandler(continuation))
             }
+        } catch {
+            continuation.finish(throwing: error)
             control.markFinished()
         }
         return stream
+    }
+
+    /// The scan thread's whole life: open, scan, finish the stream, tell waiters cleanup is done.
+    private static func scan<Element>(
+        adapter: String, active: Bool, logger: Logger, control: ScanControl, open: @Sendable (String) throws(HCIError) -> any HCIController,
+        continuation: AsyncThrowingStream<Element, any Error>.Continuation, handler: PacketHandler
+    ) {
+        do {
+            let device = try open(adapter)
+            try HCIScanLoop.run(device, adapter: adapter, active: active, logger: logger, control: control, handler: handler)
+            continuation.finish()
+        } catch {
+            // The reports read before the failure go out before it.
+            handler.flush()
+            continuation.finish(throwing: error)
+        }
+        control.markFinished()
     }
 }
 

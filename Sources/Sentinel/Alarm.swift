@@ -1,6 +1,12 @@
 import AsyncHTTPClient
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 import Logging
+import Subprocesses
 import NIOCore
 
 /// Raises the own-bike alarm: POSTs the event JSON to a webhook and/or runs a command with the
@@ -83,22 +89,16 @@ public struct Alarm: Sendable {
     private static func run(program: String, arguments: [String], stdin body: Data) async -> Result<Int32, any Error> {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: program)
-                process.arguments = arguments
-                let input = Pipe()
-                process.standardInput = input
+                let process: ChildProcess
                 do {
-                    try process.run()
+                    process = try ChildProcess.spawn(program, arguments, input: true)
                 } catch {
                     continuation.resume(returning: .failure(error))
                     return
                 }
-                // A program that does not read its stdin must not block us: ignore EPIPE.
-                try? input.fileHandleForWriting.write(contentsOf: body)
-                try? input.fileHandleForWriting.close()
-                process.waitUntilExit()
-                continuation.resume(returning: .success(process.terminationStatus))
+                // A program that does not read its stdin must not block us: EPIPE ends the write.
+                process.writeInput(Array(body))
+                continuation.resume(returning: .success(process.wait()))
             }
         }
     }

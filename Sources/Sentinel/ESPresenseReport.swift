@@ -1,5 +1,9 @@
 import Beacon
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One `espresense/devices/<id>/<room>` message, in the fields ESPresense documents (id, name,
 /// rssi@1m, rssi, raw, distance, speed, mac, interval), so Home Assistant's `mqtt_room` and the
@@ -34,7 +38,7 @@ struct ESPresenseReport: Encodable, Equatable {
         raw = advertisement.rssi
         self.distance = (distance * 100).rounded() / 100
         self.speed = (speed * 100).rounded() / 100
-        mac = advertisement.address.map { "\($0)".replacingOccurrences(of: ":", with: "").lowercased() }
+        mac = advertisement.address.map { "\($0)".replacing(":", with: "").lowercased() }
         self.interval = interval.map { Int(($0 * 1000).rounded()) }
     }
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Spreading of refresh times, so many sentinels do not hit the server in step.
 /// Pure: the random number is an input.

@@ -1,5 +1,9 @@
 import Durable
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 import MQTT
 import Regions

@@ -1,5 +1,9 @@
 import Beacon
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import MQTT
 import Proximity
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import MQTT
 
 /// The `mqtt:` section of the sentinel config: where to publish and in which dialects.

@@ -2,7 +2,11 @@
 import Glibc
 #endif
 import Durable
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Registry
 
 /// The missing list as last fetched, what the sentinel starts from when the server is away.
@@ -49,7 +53,7 @@ public struct MissingListCache: Sendable {
         } catch let error as DecodingError {
             reason = "not a missing list (\(Self.describe(error)))"
         } catch {
-            reason = "unreadable (\(error.localizedDescription))"
+            reason = "unreadable (\(IOErrorText.describe(error)))"
         }
         let aside = path + ".corrupt-" + Self.stamp(now)
         if rename(path, aside) != 0 {

@@ -1,6 +1,10 @@
 import Beacon
 import BikebeaconAPI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import NIOCore
 import NIOHTTP1
 import Registry

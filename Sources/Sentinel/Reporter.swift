@@ -1,6 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import BikebeaconAPI
 import Durable
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 import ServerClient
 

@@ -1,5 +1,10 @@
 import Beacon
+import Durable
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Proximity
 import StrictYAML
 
@@ -176,7 +181,7 @@ public struct SentinelConfiguration: Equatable, Sendable {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw ConfigurationError.unreadable(path: path, reason: error.localizedDescription)
+            throw ConfigurationError.unreadable(path: path, reason: IOErrorText.describe(error))
         }
         return try parse(yaml: text, environment: environment)
     }

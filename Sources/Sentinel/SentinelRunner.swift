@@ -3,7 +3,11 @@ import Glibc
 #endif
 import Beacon
 import Durable
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 import Registry
 import Scanning
@@ -50,7 +54,7 @@ public enum SentinelRunner {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             } catch {
-                throw ConfigurationError.invalid("cannot create the state directory \(directory): \(error.localizedDescription)")
+                throw ConfigurationError.invalid("cannot create the state directory \(directory): \(IOErrorText.describe(error))")
             }
         }
         let server = ServerConnection(baseURL: configuration.serverURL, token: configuration.token,

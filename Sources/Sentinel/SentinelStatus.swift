@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Prometheus
 
 /// A running sentinel's health, written to the status directory every few seconds and read by

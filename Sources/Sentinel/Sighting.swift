@@ -1,6 +1,10 @@
 import Beacon
 import BikebeaconAPI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Proximity
 
 /// One report for `POST /v1/sightings`. Its `id` is chosen when the sighting is created and

@@ -1,6 +1,10 @@
 import AsyncHTTPClient
 import BikebeaconAPI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import NIOCore
 import NIOHTTP1
 

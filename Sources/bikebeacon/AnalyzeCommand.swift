@@ -1,6 +1,11 @@
 import Analysis
+import Durable
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Proximity
 
 struct AnalyzeCommand: ParsableCommand {
@@ -39,7 +44,7 @@ struct AnalyzeCommand: ParsableCommand {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: file))
         } catch {
-            throw AnalyzeFailure(message: "cannot read \(file): \(error.localizedDescription)")
+            throw AnalyzeFailure(message: "cannot read \(file): \(IOErrorText.describe(error))")
         }
         let readings: [TraceReading]
         do {
@@ -53,7 +58,7 @@ struct AnalyzeCommand: ParsableCommand {
         for row in TraceAnalysis.run(readings, measuredPower: measuredPower, proximity: proximity) {
             output += TraceAnalysis.csvLine(row) + "\n"
         }
-        FileHandle.standardOutput.write(Data(output.utf8))
+        Terminal.write(output)
     }
 }
 

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Owners
 
 /// `bikebeacon bikes add|list|remove`: the owner's own bikes in a local JSON file.

@@ -1,7 +1,11 @@
 import ArgumentParser
 import Beacon
 import BikebeaconAPI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import LocalServer
 import Logging
 import Owners

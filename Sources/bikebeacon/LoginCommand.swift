@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Owners
 #if canImport(Glibc)
 import Glibc
@@ -39,7 +43,7 @@ struct LoginCommand: AsyncParsableCommand {
         guard isatty(STDIN_FILENO) == 1 else {
             throw ValidationError("stdin is not a terminal: pass --email and --password-stdin")
         }
-        FileHandle.standardError.write(Data(prompt.utf8))
+        Terminal.write(prompt, to: STDERR_FILENO)
         var saved = termios()
         let hidden = !echo && tcgetattr(STDIN_FILENO, &saved) == 0
         if hidden {
@@ -50,7 +54,7 @@ struct LoginCommand: AsyncParsableCommand {
         defer {
             if hidden {
                 tcsetattr(STDIN_FILENO, TCSANOW, &saved)
-                FileHandle.standardError.write(Data("\n".utf8))
+                Terminal.write("\n", to: STDERR_FILENO)
             }
         }
         return readLine(strippingNewline: true) ?? ""

@@ -1,5 +1,12 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Owners
 import Scanning
 
@@ -65,7 +72,7 @@ struct RangeCommand: AsyncParsableCommand {
         let source: String
         if let replay {
             scanner = CaptureScanner(path: replay, logger: logger)
-            source = "replay " + (replay as NSString).lastPathComponent + (speed == 1 ? "" : " x" + Self.speedText(speed))
+            source = "replay " + URL(fileURLWithPath: replay).lastPathComponent + (speed == 1 ? "" : " x" + Self.speedText(speed))
         } else {
             scanner = backend.scanner(adapter: adapter, watchdog: 60, logger: logger)
             source = backend.sourceName(adapter: adapter)

@@ -1,6 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import Beacon
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 import Scanning
 
@@ -58,9 +65,9 @@ struct ScanCommand: AsyncParsableCommand {
         if !json { emit(AdvertisementOutput.tableHeader) }
         let failure = await Self.scan(scanner, json: json, duration: duration)
         let counts = await scanner.counts()
-        FileHandle.standardError.write(Data((AdvertisementOutput.summary(counts) + "\n").utf8))
+        StandardError.line(AdvertisementOutput.summary(counts))
         if let failure {
-            FileHandle.standardError.write(Data("error: \(failure)\n".utf8))
+            StandardError.line("error: \(failure)")
             throw ExitCode.failure
         }
     }
@@ -90,5 +97,5 @@ struct ScanCommand: AsyncParsableCommand {
 
 /// Writes a line unbuffered, so a pipe (`| jq`) sees each report as it happens.
 private func emit(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    Terminal.write(line + "\n")
 }

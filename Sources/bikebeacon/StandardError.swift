@@ -6,8 +6,7 @@ import Logging
 /// Operator-facing output that must not mix with report lines on stdout.
 enum StandardError {
     static func line(_ text: String) {
-        let bytes = Array((text + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        Terminal.write(text + "\n", to: STDERR_FILENO)
     }
 
     /// A logger writing to stderr without bootstrapping the global logging system.

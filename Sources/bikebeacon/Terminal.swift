@@ -38,11 +38,12 @@ struct Terminal {
         }
     }
 
-    /// Writes everything, retrying short writes; a terminal that went away is not an error worth raising.
-    static func write(_ text: String) {
+    /// Writes everything to stdout (or `descriptor`), unbuffered, retrying short writes; a
+    /// terminal or pipe that went away is not an error worth raising.
+    static func write(_ text: String, to descriptor: Int32 = STDOUT_FILENO) {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
             if written < 0 {
                 if errno == EINTR { continue }
                 return

@@ -1,6 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Beacon
 import DBus
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 
 /// One scanning run, confined to its own thread: owns the bus connection, follows bluetoothd and
@@ -93,7 +100,7 @@ final class BlueZSession {
     private func step() throws(DBusScannerError) {
         guard connection != nil else {
             if isDue(nextAttempt) { reconnect() }
-            if connection == nil { Thread.sleep(forTimeInterval: Double(Self.pollMilliseconds) / 1000) }
+            if connection == nil { usleep(UInt32(Self.pollMilliseconds) * 1000) }
             return
         }
         while let message = connection?.popMessage() {

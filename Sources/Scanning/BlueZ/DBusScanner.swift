@@ -1,6 +1,10 @@
 import Beacon
 import DBus
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 import Synchronization
 
@@ -74,15 +78,18 @@ public final class DBusScanner: Scanner {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: [Advertisement].self)
         let runID = shared.begin()
         continuation.onTermination = { [shared] _ in shared.requestStop(runID) }
-        let thread = Thread { [configuration, logger, clock, shared] in
-            let session = BlueZSession(
-                configuration: configuration, logger: logger, clock: clock, shared: shared, runID: runID,
-                continuation: continuation
-            )
-            session.run()
+        do {
+            try BlockingThread.start { [configuration, logger, clock, shared] in
+                let session = BlueZSession(
+                    configuration: configuration, logger: logger, clock: clock, shared: shared, runID: runID,
+                    continuation: continuation
+                )
+                session.run()
+            }
+        } catch {
+            shared.end(runID)
+            continuation.finish(throwing: error)
         }
-        thread.name = "bikebeacon.dbus"
-        thread.start()
         return stream
     }
 
