@@ -72,6 +72,8 @@ let package = Package(
             ]
         ),
 
+        // The YAML subset a sentinel's config needs, read strictly with line numbers (pure; fuzzed).
+        .target(name: "StrictYAML"),
         // Files replaced atomically and durably: the sentinel's state, the owner's config.
         .target(name: "Durable"),
         // The one HTTP client stack for talking to a bikebeacon server (AsyncHTTPClient): sentinel, owner CLI, demo.
@@ -97,7 +99,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Yams", package: "Yams"),
+                "StrictYAML",
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
@@ -204,6 +206,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        .testTarget(name: "StrictYAMLTests", dependencies: ["StrictYAML", "TestSupport", .product(name: "Yams", package: "Yams")]),
         .testTarget(name: "MailTests", dependencies: ["Mail", "TestSupport", .product(name: "NIOSSL", package: "swift-nio-ssl")]),
         .testTarget(
             name: "BikebeaconAPITests",

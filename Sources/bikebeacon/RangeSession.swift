@@ -85,11 +85,13 @@ struct RangeSession: Sendable {
     /// Reads advertisements, waiting in a replay until each one is due.
     private func read(emit: @Sendable ([RangeReport]) -> Void) async -> Outcome {
         do {
-            for try await advertisement in scanner.advertisements() {
-                if let wait = await state.secondsUntilDue(advertisement.time), wait > 0 {
-                    try await Task.sleep(for: .seconds(wait))
+            for try await batch in scanner.advertisementBatches() {
+                for advertisement in batch {
+                    if let wait = await state.secondsUntilDue(advertisement.time), wait > 0 {
+                        try await Task.sleep(for: .seconds(wait))
+                    }
+                    emit(await state.receive(advertisement))
                 }
-                emit(await state.receive(advertisement))
             }
             await state.finishReplay()
             return Task.isCancelled ? .stopped : .ended
