@@ -95,7 +95,7 @@ private struct Parser {
         guard depth < YAMLReader.maximumDepth else { throw error("nesting deeper than \(YAMLReader.maximumDepth) levels") }
         if isSequenceDash(at: col) { return try blockSequence(indent: col, depth: depth) }
         if try scanKey() != nil { return try blockMapping(indent: col, depth: depth) }
-        let value = try inlineValue(depth: depth)
+        let value = try inlineNode(depth: depth, in: .block)
         try expectLineEnd()
         try advanceToContent()
         return value
@@ -125,7 +125,7 @@ private struct Parser {
                     value = YAMLNode(.scalar(YAMLScalar("", quoted: false)), line: keyLine)
                 }
             } else {
-                value = try inlineValue(depth: depth + 1)
+                value = try inlineNode(depth: depth + 1, in: .block)
                 try expectLineEnd()
                 try advanceToContent()
             }
@@ -188,7 +188,10 @@ private struct Parser {
 
     // MARK: - Values on one line (and flow collections, which may span lines)
 
-    private mutating func inlineValue(depth: Int) throws(YAMLError) -> YAMLNode {
+    /// Where a value sits: it decides what ends a plain scalar and what `: ` means inside one.
+    private enum Context { case block, flowList, flowMapping }
+
+    private mutating func inlineNode(depth: Int, in context: Context) throws(YAMLError) -> YAMLNode {
         guard depth < YAMLReader.maximumDepth else { throw error("nesting deeper than \(YAMLReader.maximumDepth) levels") }
         let line = row + 1
         switch byte(col) {
@@ -198,17 +201,24 @@ private struct Parser {
         default: break
         }
         if let first = byte(col) { try checkPlainStart(first) }
+        let inFlow = context != .block
         var end = col
-        while let c = byte(end) {
+        scan: while let c = byte(end) {
+            if inFlow, Self.flowIndicators.contains(c) { break }
             if c == UInt8(ascii: "#"), end > col, isSpace(end - 1) { break }
-            if c == UInt8(ascii: ":"), isBreakOrSpace(end + 1) {
-                throw error("': ' inside a value; put the value in quotes")
+            if c == UInt8(ascii: ":"), isBreakOrSpace(end + 1) || inFlow && isFlowEnd(end + 1) {
+                switch context {
+                case .block: throw error("': ' inside a value; put the value in quotes")
+                case .flowList: throw error("'key: value' inside a list; write it as {key: value}")
+                case .flowMapping: break scan
+                }
             }
             end += 1
         }
-        let value = text(col, end).trimmingTrailingSpaces
+        let text = text(col, end).trimmingTrailingSpaces
+        guard !text.isEmpty else { throw error("expected a value") }
         col = end
-        return YAMLNode(.scalar(YAMLScalar(value, quoted: false)), line: line)
+        return YAMLNode(.scalar(YAMLScalar(text, quoted: false)), line: line)
     }
 
     private mutating func flowSequence(depth: Int) throws(YAMLError) -> YAMLNode {
@@ -218,7 +228,7 @@ private struct Parser {
         while true {
             try skipFlowSpace(opened: "[", line: start)
             if byte(col) == UInt8(ascii: "]") { col += 1; break }
-            items.append(try flowValue(depth: depth + 1, inMapping: false))
+            items.append(try inlineNode(depth: depth + 1, in: .flowList))
             try skipFlowSpace(opened: "[", line: start)
             switch byte(col) {
             case UInt8(ascii: ","): col += 1
@@ -238,7 +248,7 @@ private struct Parser {
             try skipFlowSpace(opened: "{", line: start)
             if byte(col) == UInt8(ascii: "}") { col += 1; break }
             let keyLine = row + 1
-            let keyNode = try flowValue(depth: depth + 1, inMapping: true)
+            let keyNode = try inlineNode(depth: depth + 1, in: .flowMapping)
             guard let key = keyNode.scalar?.text, !key.isEmpty else { throw error("a key must be text") }
             guard keys.insert(key).inserted else { throw error("duplicate key '\(key)'") }
             skipSpaces()
@@ -249,7 +259,7 @@ private struct Parser {
             if byte(col) == UInt8(ascii: ",") || byte(col) == UInt8(ascii: "}") {
                 value = YAMLNode(.scalar(YAMLScalar("", quoted: false)), line: row + 1)
             } else {
-                value = try flowValue(depth: depth + 1, inMapping: true)
+                value = try inlineNode(depth: depth + 1, in: .flowMapping)
             }
             entries.append(YAMLEntry(key: key, keyLine: keyLine, value: value))
             try skipFlowSpace(opened: "{", line: start)
@@ -260,33 +270,6 @@ private struct Parser {
             }
         }
         return YAMLNode(.mapping(entries), line: start)
-    }
-
-    /// A value inside `[…]` or `{…}`; in a mapping a plain scalar also ends at `: `.
-    private mutating func flowValue(depth: Int, inMapping: Bool) throws(YAMLError) -> YAMLNode {
-        guard depth < YAMLReader.maximumDepth else { throw error("nesting deeper than \(YAMLReader.maximumDepth) levels") }
-        let line = row + 1
-        switch byte(col) {
-        case UInt8(ascii: "["): return try flowSequence(depth: depth)
-        case UInt8(ascii: "{"): return try flowMapping(depth: depth)
-        case UInt8(ascii: "\""), UInt8(ascii: "'"): return YAMLNode(.scalar(YAMLScalar(try quoted(), quoted: true)), line: line)
-        default: break
-        }
-        if let first = byte(col) { try checkPlainStart(first) }
-        var end = col
-        while let c = byte(end) {
-            if c == UInt8(ascii: ",") || c == UInt8(ascii: "]") || c == UInt8(ascii: "}") || c == UInt8(ascii: "[") || c == UInt8(ascii: "{") { break }
-            if c == UInt8(ascii: "#"), end > col, isSpace(end - 1) { break }
-            if c == UInt8(ascii: ":"), isBreakOrSpace(end + 1) || isFlowEnd(end + 1) {
-                guard inMapping else { throw error("'key: value' inside a list; write it as {key: value}") }
-                break
-            }
-            end += 1
-        }
-        let value = text(col, end).trimmingTrailingSpaces
-        guard !value.isEmpty else { throw error("expected a value") }
-        col = end
-        return YAMLNode(.scalar(YAMLScalar(value, quoted: false)), line: line)
     }
 
     /// A single- or double-quoted scalar at the cursor, which must end on the same line.
@@ -344,6 +327,7 @@ private struct Parser {
     // MARK: - Cursor
 
     private static let flowStart: Set<UInt8> = [UInt8(ascii: "["), UInt8(ascii: "{")]
+    private static let flowIndicators: Set<UInt8> = [UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"), UInt8(ascii: "["), UInt8(ascii: "{")]
 
     private var atEnd: Bool { row >= lines.count }
 
