@@ -90,6 +90,7 @@ def add_device(adapter, address, rssi, pairs):
 
 def replay(adapter, file):
     known = set()
+    connection = bus()  # one connection for the whole burst, as bluetoothd has
     with open(file) as lines:
         for line in lines:
             address, rssi, pair = line.split()
@@ -101,7 +102,7 @@ def replay(adapter, file):
                 'RSSI': dbus.Int16(int(rssi), variant_level=1),
                 'ManufacturerData': manufacturer_data([pair]),
             }, signature='sv')
-            obj(device_path(adapter, address)).EmitSignal(
+            connection.get_object(BLUEZ, device_path(adapter, address)).EmitSignal(
                 dbus.PROPERTIES_IFACE, 'PropertiesChanged', 'sa{sv}as', [DEVICE, changed, dbus.Array([], signature='s')],
                 dbus_interface=MOCK)
 
