@@ -192,7 +192,7 @@ let package = Package(
             name: "DBusScannerTests",
             dependencies: ["Beacon", "DBus", "Scanning", "TestSupport", "bikebeacon", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "ProximityTests", dependencies: ["Proximity", "Benchmarks", "TestSupport", "bikebeacon-bench"]),
+        .testTarget(name: "ProximityTests", dependencies: ["Proximity", "Benchmarks", "TestSupport", "bikebeacon-bench", "Beacon", "Captures", "Scanning", "Tracking"]),
         .executableTarget(name: "outbox-writer", dependencies: ["Sentinel", "Beacon"], path: "Tests/OutboxWriter"),
         .testTarget(
             name: "SentinelTests",
