@@ -91,7 +91,8 @@ public struct ProximityConfiguration: Sendable, Equatable {
 ///   last `window` seconds once their medians disagree beyond chance (it moved).
 /// - Uncertainty: shadowing and the median's standard error (1.2533·σ/√N, σ from the MAD of
 ///   this beacon's own readings): the posterior of the true level.
-/// - Distance: that level through `PathLossModel` (log-distance, its own slope inside 1 m);
+/// - Distance: that level through `PathLossModel` (log-distance, its own slope inside 1 m),
+///   held at the reported zone's edge while the zone holds against it (see `clamp`);
 ///   `distanceRange` is the level ± one sigma through the same model.
 /// - Zone: `ZoneFilter` on the same level and posterior: the zone bands are the distance bands
 ///   mapped through the same model, so the zone and the distance shown agree within the
@@ -164,7 +165,8 @@ public struct ProximityEstimator: Sendable {
         let estimate = ProximityEstimate(
             time: now,
             filteredRSSI: level.median,
-            distance: model.distance(rssi: level.median),
+            distance: model.distance(rssi: Self.clamp(level.median, into: zone, immediateAbove: model.rssi(at: Zone.immediateLimit),
+                                                      farBelow: model.rssi(at: Zone.nearLimit))),
             distanceUncertainty: abs(model.slope(rssi: level.median)) * uncertainty,
             zone: zone,
             readingDistance: model.distance(rssi: reading),
@@ -172,6 +174,18 @@ public struct ProximityEstimator: Sendable {
         )
         last = estimate
         return estimate
+    }
+
+    /// The level nearest `level` inside `zone`'s band: the most likely level given the zone
+    /// reported. While the zone holds against a level up to the switch margin past its edge, the
+    /// distance shown stays at that edge, so it always lies in the zone shown.
+    static func clamp(_ level: Double, into zone: Zone, immediateAbove: Double, farBelow: Double) -> Double {
+        switch zone {
+        case .immediate: max(level, immediateAbove)
+        case .near: min(max(level, farBelow), immediateAbove)
+        case .far: min(level, farBelow)
+        case .unknown: level
+        }
     }
 
     /// Standard error of the median of `count` readings spread by `spread` (1.2533·σ/√N).
