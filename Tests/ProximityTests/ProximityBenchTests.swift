@@ -27,12 +27,7 @@ struct ProximityBenchTests {
     /// windowed anchors are left to the bench.)
     @Test(arguments: ["herald", "pcng"])
     func oursLeadsEveryAnchorOnTheWholeDataset(name: String) throws {
-        guard Paths.hasSharedData else {
-            print("skipped: no shared data at \(Paths.sharedData.path)")
-            return
-        }
-        let folder = Paths.sharedData.appendingPathComponent("rssi").path
-        let dataset = name == "herald" ? try RSSIDatasets.herald(directory: folder) : try RSSIDatasets.pcng(directory: folder)
+        guard let dataset = try rssiDataset(name, whole: true) else { return }
         let results = ProximityBench.run(dataset, methods: [.ours, .rawLogDistance, .roomAssistant])
         let ours = results[0].total, raw = results[1].total, kalman = results[2].total
         #expect(ours.balancedAccuracy >= raw.balancedAccuracy + 0.02, "ours \(ours.balancedAccuracy), raw \(raw.balancedAccuracy)")
@@ -45,12 +40,7 @@ struct ProximityBenchTests {
     /// (`bench proximity`).
     @Test(arguments: ["herald", "pcng"])
     func oursBarelyFlapsOnTheWholeDataset(name: String) throws {
-        guard Paths.hasSharedData else {
-            print("skipped: no shared data at \(Paths.sharedData.path)")
-            return
-        }
-        let folder = Paths.sharedData.appendingPathComponent("rssi").path
-        let dataset = name == "herald" ? try RSSIDatasets.herald(directory: folder) : try RSSIDatasets.pcng(directory: folder)
+        guard let dataset = try rssiDataset(name, whole: true) else { return }
         let results = ProximityBench.run(dataset, methods: [.ours, .altBeacon])
         let ours = results[0].total, altBeacon = results[1].total
         if name == "herald" {

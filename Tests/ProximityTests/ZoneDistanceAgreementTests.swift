@@ -65,17 +65,7 @@ struct ZoneDistanceAgreementTests {
     @Test(arguments: ["fixtures/herald", "fixtures/pcng", "shared/herald", "shared/pcng"])
     func onTheDatasets(source: String) throws {
         let parts = source.split(separator: "/")
-        let folder: String
-        if parts[0] == "shared" {
-            guard Paths.hasSharedData else {
-                print("skipped: no shared data at \(Paths.sharedData.path)")
-                return
-            }
-            folder = Paths.sharedData.appendingPathComponent("rssi").path
-        } else {
-            folder = Paths.fixture("rssi").path
-        }
-        let dataset = parts[1] == "herald" ? try RSSIDatasets.herald(directory: folder) : try RSSIDatasets.pcng(directory: folder)
+        guard let dataset = try rssiDataset(String(parts[1]), whole: parts[0] == "shared") else { return }
         var checked = 0
         var problems: [String] = []
         for receiver in dataset.receivers {
