@@ -143,10 +143,10 @@ public struct ProximityEstimator: Sendable {
         stillWindow.append(time: now, rssi: reading)
         // One reading's spread, measured on the longer window (more readings, and the same
         // receiver), sets the standard error of both medians.
-        guard let still = stillWindow.statistics(), let short = window.statistics() else { return estimate(at: now) }
+        guard let still = stillWindow.statistics(), let shortMedian = window.median else { return estimate(at: now) }
         let spread = max(still.spread ?? configuration.defaultRSSISpread, configuration.minimumRSSISpread)
         var level = (median: still.median, standardError: Self.standardError(spread: spread, count: stillWindow.count))
-        let recent = (median: short.median, standardError: Self.standardError(spread: spread, count: window.count))
+        let recent = (median: shortMedian, standardError: Self.standardError(spread: spread, count: window.count))
         let difference = (recent.standardError * recent.standardError + level.standardError * level.standardError).squareRoot()
         if abs(recent.median - level.median) > configuration.moveThreshold * difference {
             // Moved: what the beacon read before says nothing about where it is now.

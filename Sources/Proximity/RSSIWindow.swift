@@ -56,11 +56,15 @@ struct RSSIWindow: Sendable, Equatable {
         }
     }
 
+    /// Median RSSI; nil when empty.
+    var median: Double? {
+        sorted.isEmpty ? nil : Self.median(ofSorted: sorted)
+    }
+
     /// Median RSSI and a robust standard deviation (1.4826 × MAD, which equals σ for Gaussian
     /// noise); the deviation is nil with fewer than three readings, where it means nothing.
     func statistics() -> (median: Double, spread: Double?)? {
-        guard !sorted.isEmpty else { return nil }
-        let median = Self.median(ofSorted: sorted)
+        guard let median else { return nil }
         guard sorted.count >= 3 else { return (median, nil) }
         return (median, 1.4826 * medianAbsoluteDeviation(from: median))
     }
