@@ -5,7 +5,7 @@ import Foundation
 /// One configuration for every receiver: the path-loss slopes were chosen by leave-one-dataset-out
 /// on herald and pcng (`bench proximity`), the rest are physical or rate-independent: a window
 /// that holds enough readings at the slowest advertising rate we support (0.1/s), shadowing of
-/// a few dB as every indoor BLE study reports, and a change test at three standard errors.
+/// a few dB as every indoor BLE study reports, and a change test at four standard errors.
 public struct ProximityConfiguration: Sendable, Equatable {
     /// Log-distance path-loss exponent beyond 1 m: 2 in free space, higher indoors.
     public var pathLossExponent: Double
@@ -29,7 +29,9 @@ public struct ProximityConfiguration: Sendable, Equatable {
     public var stillWindowCapacity: Int
     /// The beacon counts as moved when the `window` median leaves the `stillWindow` median by
     /// more than this many standard errors of their difference; the long window then starts
-    /// again from the short one.
+    /// again from the short one. The test runs on every reading, about 180 independent times an
+    /// hour at any rate (one per 20 s window): at 3 σ a parked beacon would count as moved every
+    /// couple of hours from Gaussian noise alone, at 4 σ once in about four days.
     public var moveThreshold: Double
     /// Spread of the level about the path-loss model at a fixed distance (log-normal
     /// shadowing: walls, bodies, antenna orientation), dB. Fixed while the beacon stands still.
@@ -54,7 +56,7 @@ public struct ProximityConfiguration: Sendable, Equatable {
         windowCapacity: Int = 256,
         stillWindow: Double = 120,
         stillWindowCapacity: Int = 512,
-        moveThreshold: Double = 3,
+        moveThreshold: Double = 4,
         shadowing: Double = 6,
         zoneSwitchProbability: Double = 0.7,
         defaultRSSISpread: Double = 6,
