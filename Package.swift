@@ -204,6 +204,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ]
         ),
         .testTarget(name: "StrictYAMLTests", dependencies: ["StrictYAML", "TestSupport", .product(name: "Yams", package: "Yams")]),
