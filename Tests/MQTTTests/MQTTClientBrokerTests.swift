@@ -22,7 +22,7 @@ import TestSupport
     }
 
     @Test func logsInPublishesAndSaysGoodbye() async throws {
-        let broker = try Mosquitto()
+        let broker = try await Mosquitto.started()
         let client = MQTTClient(configuration: try Self.configuration(broker))
         let running = Task { await client.run() }
         await client.publish([MQTTMessage(topic: "t/state", text: #"{"zone":"near"}"#, retain: true),
@@ -38,7 +38,7 @@ import TestSupport
     }
 
     @Test func aWrongPasswordIsRefusedWithAReasonAndRetried() async throws {
-        let broker = try Mosquitto()
+        let broker = try await Mosquitto.started()
         let log = LogCapture()
         let url = "mqtt://\(Mosquitto.username):wrong@127.0.0.1:\(broker.port)"
         let client = MQTTClient(configuration: try Self.configuration(broker, url: url), logger: log.logger())
@@ -54,7 +54,7 @@ import TestSupport
     }
 
     @Test func reconnectsAfterTheBrokerRestartsAndDeliversWhatWaited() async throws {
-        let broker = try Mosquitto()
+        let broker = try await Mosquitto.started()
         let log = LogCapture()
         let client = MQTTClient(configuration: try Self.configuration(broker), logger: log.logger())
         let running = Task { await client.run() }
@@ -77,7 +77,7 @@ import TestSupport
     }
 
     @Test func mqttsWithAPrivateCA() async throws {
-        let broker = try Mosquitto(tls: true)
+        let broker = try await Mosquitto.started(tls: true)
         let client = MQTTClient(configuration: try Self.configuration(broker))
         let running = Task { await client.run() }
         await client.publish(MQTTMessage(topic: "t/tls", text: "sealed", retain: true))
@@ -88,7 +88,7 @@ import TestSupport
     }
 
     @Test func aCertificateFromAnotherCAIsRefused() async throws {
-        let broker = try Mosquitto(tls: true)
+        let broker = try await Mosquitto.started(tls: true)
         let log = LogCapture()
         var configuration = try Self.configuration(broker)
         configuration.trustRootsFile = nil

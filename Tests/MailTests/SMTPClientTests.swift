@@ -16,7 +16,7 @@ import TestSupport
     }
 
     @Test func startTLSAuthPlainMultipart() async throws {
-        let sink = try SMTPSink(security: .starttls, auth: ("alerts", "s3cret pass"))
+        let sink = try await SMTPSink.start(security: .starttls, auth: ("alerts", "s3cret pass"))
         defer { sink.stop() }
         let reply = try await Self.client(sink, credentials: "alerts:s3cret%20pass@").send(MIMETests.message)
         #expect(reply.code == 250)
@@ -41,14 +41,14 @@ import TestSupport
     }
 
     @Test func authLoginWhenPlainIsNotOffered() async throws {
-        let sink = try SMTPSink(security: .starttls, auth: ("alerts", "pw"), loginOnly: true)
+        let sink = try await SMTPSink.start(security: .starttls, auth: ("alerts", "pw"), loginOnly: true)
         defer { sink.stop() }
         try await Self.client(sink, credentials: "alerts:pw@").send(MIMETests.message)
         #expect(try sink.received().first?.authenticated == true)
     }
 
     @Test func implicitTLS() async throws {
-        let sink = try SMTPSink(security: .implicit)
+        let sink = try await SMTPSink.start(security: .implicit)
         defer { sink.stop() }
         var message = MIMETests.message
         message.html = nil
@@ -59,7 +59,7 @@ import TestSupport
     }
 
     @Test func wrongPasswordIsAClearPermanentError() async throws {
-        let sink = try SMTPSink(security: .starttls, auth: ("alerts", "right"))
+        let sink = try await SMTPSink.start(security: .starttls, auth: ("alerts", "right"))
         defer { sink.stop() }
         await #expect {
             try await Self.client(sink, credentials: "alerts:wrong@").send(MIMETests.message)
@@ -71,7 +71,7 @@ import TestSupport
     }
 
     @Test func passwordNeverTravelsInClear() async throws {
-        let sink = try SMTPSink(security: .none)
+        let sink = try await SMTPSink.start(security: .none)
         defer { sink.stop() }
         await #expect(throws: SMTPError.tlsRequiredForAuthentication) {
             try await SMTPClient(url: try SMTPURL(parsing: "smtp://u:p@127.0.0.1:\(sink.port)")).send(MIMETests.message)
@@ -79,14 +79,14 @@ import TestSupport
     }
 
     @Test func plainServerWithoutCredentials() async throws {
-        let sink = try SMTPSink(security: .none)
+        let sink = try await SMTPSink.start(security: .none)
         defer { sink.stop() }
         try await SMTPClient(url: try SMTPURL(parsing: "smtp://127.0.0.1:\(sink.port)")).send(MIMETests.message)
         #expect(try sink.received().first?.tls == false)
     }
 
     @Test func serverDownIsTransient() async throws {
-        let sink = try SMTPSink(security: .none)
+        let sink = try await SMTPSink.start(security: .none)
         let port = sink.port
         sink.stop()
         await #expect {

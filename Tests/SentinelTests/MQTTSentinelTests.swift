@@ -35,7 +35,7 @@ import TestSupport
     }
 
     @Test func replayPublishesDiscoveryPresenceStatesAndThenRemovesARemovedBike() async throws {
-        let broker = try Mosquitto()
+        let broker = try await Mosquitto.started()
         let dir = try SentinelCommandTests.stateDirectory(missing: [TestValues.bike(SentinelCoreTests.missing)])
         let finish = try broker.watch()
         let result = try await run("bikebeacon", Self.sentinel(try Self.config(dir), broker: broker))
@@ -97,7 +97,7 @@ import TestSupport
     }
 
     @Test func reconnectsAfterABrokerRestartAndLeavesItsWillWhenKilled() async throws {
-        let broker = try Mosquitto()
+        let broker = try await Mosquitto.started()
         let dir = try SentinelCommandTests.stateDirectory(missing: [TestValues.bike(SentinelCoreTests.missing)])
         let process = Process()
         process.executableURL = Paths.executable("bikebeacon")

@@ -40,7 +40,7 @@ enum MailScenarios {
     }
 
     static func sightingEmails(_ backend: Backend) async throws {
-        let sink = try SMTPSink(security: .starttls, auth: ("bikebeacon", "mail pw"))
+        let sink = try await SMTPSink.start(security: .starttls, auth: ("bikebeacon", "mail pw"))
         defer { sink.stop() }
         let clock = Clock()
         let harness = try await Harness.make(backend, options: try options(sink, clock: clock))
@@ -84,7 +84,7 @@ enum MailScenarios {
 
     /// SMTP down when the sighting arrives: queued, retried, delivered once when it is back.
     static func smtpOutage(_ backend: Backend) async throws {
-        let first = try SMTPSink(security: .starttls)
+        let first = try await SMTPSink.start(security: .starttls)
         let port = first.port
         first.stop()
         let clock = Clock()
@@ -109,7 +109,7 @@ enum MailScenarios {
             #expect(failed, "the email was not attempted while SMTP was down")
             #expect(try first.received().isEmpty)
 
-            let back = try SMTPSink(security: .starttls, port: port, directory: first.directory)
+            let back = try await SMTPSink.start(security: .starttls, port: port, directory: first.directory)
             defer { back.stop() }
             #expect(try await received(back, count: 1, clock: clock).count == 1)
             for _ in 0..<10 {
@@ -128,7 +128,7 @@ enum MailScenarios {
     }
 
     static func passwordReset(_ backend: Backend) async throws {
-        let sink = try SMTPSink(security: .starttls, auth: ("bikebeacon", "mail pw"))
+        let sink = try await SMTPSink.start(security: .starttls, auth: ("bikebeacon", "mail pw"))
         defer { sink.stop() }
         let clock = Clock()
         let harness = try await Harness.make(backend, options: try options(sink, clock: clock))
@@ -175,7 +175,7 @@ enum MailScenarios {
     }
 
     static func emailVerification(_ backend: Backend) async throws {
-        let sink = try SMTPSink(security: .starttls, auth: ("bikebeacon", "mail pw"))
+        let sink = try await SMTPSink.start(security: .starttls, auth: ("bikebeacon", "mail pw"))
         defer { sink.stop() }
         let clock = Clock()
         let harness = try await Harness.make(backend, options: try options(sink, clock: clock) { $0.requireVerifiedEmail = true })

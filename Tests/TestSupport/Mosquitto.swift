@@ -58,6 +58,11 @@ public final class Mosquitto: @unchecked Sendable {
 
     deinit { stop() }
 
+    /// Starts a broker off the cooperative pool (certificates and start-up block); see `init`.
+    public static func started(tls: Bool = false) async throws -> Mosquitto {
+        try await offPool { try Mosquitto(tls: tls) }
+    }
+
     /// Starts on `port`, or on a random free one (trying again when it is taken).
     public func start(port wanted: Int? = nil) throws {
         for _ in 0..<20 {

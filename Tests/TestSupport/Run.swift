@@ -68,6 +68,15 @@ private func readToEnd(_ handle: FileHandle) async -> Data {
     }
 }
 
+/// Runs blocking work (starting a peer, waiting for a child) on a thread of its own and returns its
+/// result: the cooperative pool has only as many threads as cores (two on CI), and a test blocking
+/// one starves every other test's async work.
+public func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { done in
+        onThread { done.resume(with: Result { try work() }) }
+    }
+}
+
 /// Runs blocking work on a new thread, never on Swift's cooperative pool.
 private func onThread(_ work: @escaping @Sendable () -> Void) {
     Thread { work() }.start()

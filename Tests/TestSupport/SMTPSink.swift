@@ -67,6 +67,15 @@ public final class SMTPSink: @unchecked Sendable {
         certificatePath = String(words[2])
     }
 
+    /// Starts the sink off the cooperative pool (Python's start-up blocks for a while); see `init`.
+    public static func start(security: Security = .starttls, auth: (user: String, password: String)? = nil, loginOnly: Bool = false,
+                             port: Int? = nil, directory: URL? = nil) async throws -> SMTPSink {
+        let credentials = auth.map { [$0.user, $0.password] }
+        return try await offPool {
+            try SMTPSink(security: security, auth: credentials.map { ($0[0], $0[1]) }, loginOnly: loginOnly, port: port, directory: directory)
+        }
+    }
+
     /// Messages accepted so far, in arrival order.
     public func received() throws -> [Received] {
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
