@@ -72,6 +72,8 @@ let package = Package(
             ]
         ),
 
+        // The YAML subset a sentinel's config needs, read strictly with line numbers (pure; fuzzed).
+        .target(name: "StrictYAML"),
         // Files replaced atomically and durably: the sentinel's state, the owner's config.
         .target(name: "Durable"),
         // The one HTTP client stack for talking to a bikebeacon server (AsyncHTTPClient): sentinel, owner CLI, demo.
@@ -97,7 +99,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Yams", package: "Yams"),
+                "StrictYAML",
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
@@ -105,16 +107,17 @@ let package = Package(
         // Benchmarks and the anchor methods they compare against (never linked into a shipped binary).
         .target(
             name: "Benchmarks",
-            dependencies: ["Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Captures", "HCI", "Server",
-                           .product(name: "SQLKit", package: "sql-kit")]
+            dependencies: ["Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Captures", "HCI"]
         ),
         .executableTarget(
             name: "bikebeacon-bench",
             dependencies: [
                 "Beacon", "Proximity", "Registry", "Scanning", "Captures", "Benchmarks", "Sentinel", "Server", "BikebeaconAPI",
+                "LocalServer", "Owners", "ServerClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLKit", package: "sql-kit"),
             ]
         ),
 
@@ -203,6 +206,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        .testTarget(name: "StrictYAMLTests", dependencies: ["StrictYAML", "TestSupport", .product(name: "Yams", package: "Yams")]),
         .testTarget(name: "MailTests", dependencies: ["Mail", "TestSupport", .product(name: "NIOSSL", package: "swift-nio-ssl")]),
         .testTarget(
             name: "BikebeaconAPITests",

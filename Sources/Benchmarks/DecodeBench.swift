@@ -61,12 +61,36 @@ public enum DecodeBench {
         return Replayed(counts: decoder.counts, seconds: clock.seconds)
     }
 
-    /// The same pass through `CaptureScanner`'s async stream, as the replay command consumes it.
+    /// The same pass through `CaptureScanner`'s stream of batches, as replay and the sentinel consume it.
     public static func replayStream(path: String) async throws -> Replayed {
         let clock = Stopwatch()
         let scanner = CaptureScanner(path: path)
-        for try await _ in scanner.advertisements() {}
+        for try await batch in scanner.advertisementBatches() { blackHole(batch.count) }
         return Replayed(counts: await scanner.counts(), seconds: clock.seconds)
+    }
+
+    /// The stream as it was before batching, as a baseline: one async hop per report through an
+    /// unfolding stream over the same reader and decoder.
+    public static func replayPerReport(path: String) async throws -> Replayed {
+        final class Source: @unchecked Sendable {
+            // Only the stream's unfolding closure touches these, one call at a time.
+            var reader: CaptureReader<FileBytes>
+            var decoder = AdvertisementDecoder()
+            var pending: [Advertisement] = []
+            init(path: String) throws { reader = try CaptureReader(FileBytes(path: path)) }
+            func next() throws -> Advertisement? {
+                while pending.isEmpty {
+                    guard let packet = try reader.next() else { return nil }
+                    decoder.decode(h4: packet.h4, time: packet.time) { pending.append($0) }
+                }
+                return pending.removeFirst()
+            }
+        }
+        let clock = Stopwatch()
+        let source = try Source(path: path)
+        let stream = AsyncThrowingStream(unfolding: { () async throws -> Advertisement? in try source.next() })
+        for try await advertisement in stream { blackHole(Int(advertisement.rssi)) }
+        return Replayed(counts: source.decoder.counts, seconds: clock.seconds)
     }
 
     public enum BenchError: Error, CustomStringConvertible {

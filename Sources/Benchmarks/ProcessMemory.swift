@@ -42,3 +42,26 @@ nonisolated(unsafe) private var sink = 0
 public func blackHole(_ value: Int) {
     sink &+= value
 }
+
+/// A child process run to its end, for the peak resident memory a command costs on its own.
+public enum ChildMemory {
+    /// Runs `executable` with `arguments` (output discarded) and returns its peak resident set
+    /// size in bytes (the kernel's high-water mark, /proc's VmHWM, as wait4 reports it), or nil
+    /// if it could not be started.
+    public static func peakResidentBytes(executable: String, arguments: [String]) -> Int? {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else { return nil }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 {
+            guard errno == EINTR else { return nil }
+        }
+        return usage.ru_maxrss * 1024
+    }
+}

@@ -8,14 +8,23 @@ public struct AccountExport: Codable, Sendable, Equatable {
     public var bikes: [Bike]
     /// Every sighting of every bike, oldest first.
     public var sightings: [SightingRecord]
+    public var notifications: NotificationSettings
+    /// The browsers that receive pushes (their keys stay on the server).
+    public var pushSubscriptions: [PushSubscription]
+    /// Where the account is logged in.
+    public var sessions: [Session]
 
-    public init(account: Account, createdAt: String, exportedAt: String, webhookUrl: String?, bikes: [Bike], sightings: [SightingRecord]) {
+    public init(account: Account, createdAt: String, exportedAt: String, webhookUrl: String?, bikes: [Bike], sightings: [SightingRecord],
+                notifications: NotificationSettings, pushSubscriptions: [PushSubscription], sessions: [Session]) {
         self.account = account
         self.createdAt = createdAt
         self.exportedAt = exportedAt
         self.webhookUrl = webhookUrl
         self.bikes = bikes
         self.sightings = sightings
+        self.notifications = notifications
+        self.pushSubscriptions = pushSubscriptions
+        self.sessions = sessions
     }
 }
 

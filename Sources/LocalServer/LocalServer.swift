@@ -4,9 +4,9 @@ import ServerClient
 import Glibc
 #endif
 
-/// A throwaway `bikebeacon-server` for the demo: SQLite in a temp dir, a free loopback port.
-/// A child process rather than linking the server into `bikebeacon`, so a sentinel on a Pi
-/// does not carry the server's code.
+/// A throwaway `bikebeacon-server` on a free loopback port, for the demo (SQLite in a temp dir) and
+/// the benchmarks (replicas on one database). A child process rather than linking the server into
+/// `bikebeacon`, so a sentinel on a Pi does not carry the server's code.
 public struct LocalServer {
     public let binary: String
     public let database: String
@@ -19,7 +19,7 @@ public struct LocalServer {
         let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
         let path = me.deletingLastPathComponent().appendingPathComponent("bikebeacon-server").path
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw LocalServerError("bikebeacon-server is not beside bikebeacon (\(path)); build both with ./scripts/run or `swift build`")
+            throw LocalServerError("bikebeacon-server is not beside \(me.lastPathComponent) (\(path)); build both with ./scripts/run or `swift build`")
         }
         return path
     }
@@ -33,17 +33,19 @@ public struct LocalServer {
         return token
     }
 
-    public init(binary: String, directory: URL) throws {
+    /// `database` defaults to `demo.sqlite` in `directory`, where the log (`name`.log) goes too;
+    /// `options` are added to `serve`'s.
+    public init(binary: String, directory: URL, database: String? = nil, name: String = "server", options: [String] = []) throws {
         self.binary = binary
-        database = "sqlite://" + directory.appendingPathComponent("demo.sqlite").path
+        self.database = database ?? "sqlite://" + directory.appendingPathComponent("demo.sqlite").path
         let port = try Self.freePort()
         baseURL = "http://127.0.0.1:\(port)"
-        log = directory.appendingPathComponent("server.log")
+        log = directory.appendingPathComponent(name + ".log")
         guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw LocalServerError("cannot create \(log.path)") }
         process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         // bcrypt cost 4: the demo's one password need not cost a second of the newcomer's time.
-        process.arguments = ["serve", "--port", String(port), "--database", database, "--bcrypt-cost", "4"]
+        process.arguments = ["serve", "--port", String(port), "--database", self.database, "--bcrypt-cost", "4"] + options
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle
@@ -59,8 +61,11 @@ public struct LocalServer {
         }
         stop()
         let tail = (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n").suffix(5).joined(separator: "\n") ?? ""
-        throw LocalServerError("the demo server did not come up on \(baseURL); its log ends:\n\(tail)")
+        throw LocalServerError("bikebeacon-server did not come up on \(baseURL); its log (\(log.path)) ends:\n\(tail)")
     }
+
+    /// The child's process id, once started.
+    public var processIdentifier: Int32 { process.processIdentifier }
 
     public func stop() {
         guard process.isRunning else { return }

@@ -4,7 +4,7 @@ import NIOCore
 import NIOHTTP1
 import ServerClient
 
-/// The few calls the command line makes to a bikebeacon server: log in, list the owner's bikes.
+/// The calls the command line and the demo make to a bikebeacon server as an owner.
 /// Over the sentinel's HTTP stack (`ServerConnection`, AsyncHTTPClient), so no binary carries
 /// FoundationNetworking and its libcurl.
 public struct AccountClient: Sendable {
@@ -30,9 +30,31 @@ public struct AccountClient: Sendable {
         return try await send(.POST, "/v1/sessions", token: "", json: body, as: Token.self).token
     }
 
+    /// `POST /v1/accounts`.
+    public func createAccount(email: String, password: String) async throws(Failure) -> Account {
+        let body = try? APIJSON.encoder().encode(Credentials(email: email, password: password))
+        return try await send(.POST, "/v1/accounts", token: "", json: body, as: Account.self)
+    }
+
     /// `GET /v1/bikes` with the session's token.
     public func bikes(token: String) async throws(Failure) -> [Owners.Bike] {
         try await send(.GET, "/v1/bikes", token: token, as: BikeList.self).bikes.map { Owners.Bike(name: $0.name, beacon: $0.beacon) }
+    }
+
+    /// `POST /v1/bikes`.
+    public func register(_ bike: BikeFields, token: String) async throws(Failure) -> BikebeaconAPI.Bike {
+        let body = try? APIJSON.encoder().encode(bike)
+        return try await send(.POST, "/v1/bikes", token: token, json: body, as: BikebeaconAPI.Bike.self)
+    }
+
+    /// `POST /v1/bikes/{id}/missing`: the bike goes on every sentinel's missing list.
+    public func markMissing(bike id: String, token: String) async throws(Failure) -> BikebeaconAPI.Bike {
+        try await send(.POST, "/v1/bikes/\(id)/missing", token: token, as: BikebeaconAPI.Bike.self)
+    }
+
+    /// `GET /v1/bikes/{id}/sightings`, newest first.
+    public func sightings(bike id: String, limit: Int = 100, token: String) async throws(Failure) -> [SightingRecord] {
+        try await send(.GET, "/v1/bikes/\(id)/sightings?limit=\(limit)", token: token, as: SightingPage.self).sightings
     }
 
     private func send<T: Decodable>(_ method: HTTPMethod, _ path: String, token: String, json: Data? = nil, as type: T.Type) async throws(Failure) -> T {

@@ -1,3 +1,4 @@
+import Beacon
 import Foundation
 import Proximity
 
@@ -45,7 +46,7 @@ public enum RangeScreen {
     }
 
     private static func field(_ name: String) -> ScreenLine {
-        ScreenLine("  " + name.padding(toLength: 13, withPad: " ", startingAt: 0))
+        ScreenLine("  " + name.padded(to: 13))
     }
 
     private static func zoneEmphasis(_ zone: Zone) -> ScreenLine.Emphasis {

@@ -5,8 +5,8 @@ import Synchronization
 
 /// Replays a capture file (btsnoop, pcap or pcapng) as a `Scanner`.
 ///
-/// Pull-based: each `next()` of the stream reads only as far as the next iBeacon report, so a
-/// slow consumer never makes the whole file pile up in memory. Damage ends the stream with the
+/// Pull-based: each `next()` of the stream reads only as far as the next `ScanBatch.limit`
+/// iBeacon reports, so a slow consumer never makes the whole file pile up in memory. Damage ends the stream with the
 /// `CaptureError` that names the byte offset, after every valid report before it.
 public final class CaptureScanner: Scanner {
     public let path: String
@@ -18,9 +18,9 @@ public final class CaptureScanner: Scanner {
         self.logger = logger
     }
 
-    public func advertisements() -> AsyncThrowingStream<Advertisement, any Error> {
+    public func advertisementBatches() -> AsyncThrowingStream<[Advertisement], any Error> {
         let session = CaptureSession(path: path, logger: logger, totals: totals)
-        return AsyncThrowingStream(unfolding: { () async throws -> Advertisement? in
+        return AsyncThrowingStream(unfolding: { () async throws -> [Advertisement]? in
             if Task.isCancelled { return nil }
             return try session.next()
         })
@@ -36,6 +36,17 @@ private final class CaptureSession: Sendable {
         var started = false
         var decoder = AdvertisementDecoder()
         var pending: [Advertisement] = []
+        /// Damage found while reports before it were still pending: thrown once they are delivered.
+        var failure: CaptureError?
+
+        mutating func takeBatch() -> [Advertisement] {
+            guard pending.count > ScanBatch.limit else {
+                defer { pending.removeAll(keepingCapacity: true) }
+                return pending
+            }
+            defer { pending.removeFirst(ScanBatch.limit) }
+            return Array(pending.prefix(ScanBatch.limit))
+        }
     }
 
     private let path: String
@@ -49,34 +60,43 @@ private final class CaptureSession: Sendable {
         self.totals = totals
     }
 
-    /// The next iBeacon report, nil at the end of the capture.
-    func next() throws(CaptureError) -> Advertisement? {
-        try state.withLock { (s: inout State) throws(CaptureError) -> Advertisement? in
+    /// The next batch of iBeacon reports, nil at the end of the capture.
+    func next() throws(CaptureError) -> [Advertisement]? {
+        try state.withLock { (s: inout State) throws(CaptureError) -> [Advertisement]? in
             defer { totals.set(s.decoder.counts) }
+            if let failure = s.failure, s.pending.isEmpty {
+                s.failure = nil
+                throw failure
+            }
             do throws(CaptureError) {
                 if !s.started {
                     s.started = true
                     s.reader = try CaptureReader(FileBytes(path: path))
                 }
-                while s.pending.isEmpty {
+                while s.pending.count < ScanBatch.limit, s.reader != nil {
                     guard let packet = try s.reader?.next() else {
                         if let skipped = s.reader?.skippedPackets, skipped > 0 {
                             logger.info("skipped packets on links that are not Bluetooth HCI", metadata: ["capture": "\(path)", "skipped": "\(skipped)"])
                         }
                         s.reader = nil
-                        return nil
+                        break
                     }
                     let error = s.decoder.decode(h4: packet.h4, time: packet.time) { s.pending.append($0) }
                     if let error {
                         logger.warning("skipped a malformed HCI event", metadata: ["capture": "\(path)", "offset": "\(packet.offset)", "error": "\(error)"])
                     }
                 }
-                return s.pending.removeFirst()
             } catch {
                 s.decoder.countError()
                 s.reader = nil
+                // Every valid report before the damage is delivered first; the error comes after them.
+                guard s.pending.isEmpty else {
+                    s.failure = error
+                    return s.takeBatch()
+                }
                 throw error
             }
+            return s.pending.isEmpty ? nil : s.takeBatch()
         }
     }
 }

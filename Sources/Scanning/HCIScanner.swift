@@ -41,23 +41,36 @@ public final class HCIScanner: Scanner {
         self.open = open
     }
 
-    public func advertisements() -> AsyncThrowingStream<Advertisement, any Error> {
+    /// Batches of iBeacon reports: one per burst the socket held, read without waiting.
+    public func advertisementBatches() -> AsyncThrowingStream<[Advertisement], any Error> {
         let totals = totals, logger = logger, adapter = adapter
         return stream { continuation in
             var decoder = AdvertisementDecoder()
-            return { packet, time in
-                if let error = decoder.decode(h4: packet, time: time, emit: { continuation.yield($0) }) {
-                    logger.warning("skipped a malformed HCI event", metadata: ["adapter": "\(adapter)", "error": "\(error)"])
+            var batch: [Advertisement] = []
+            return PacketHandler(
+                packet: { packet, time in
+                    if let error = decoder.decode(h4: packet, time: time, emit: { batch.append($0) }) {
+                        logger.warning("skipped a malformed HCI event", metadata: ["adapter": "\(adapter)", "error": "\(error)"])
+                    }
+                    totals.set(decoder.counts)
+                    return batch.count < ScanBatch.limit
+                },
+                flush: {
+                    guard !batch.isEmpty else { return }
+                    continuation.yield(batch)
+                    batch.removeAll(keepingCapacity: true)
                 }
-                totals.set(decoder.counts)
-            }
+            )
         }
     }
 
     /// Every LE Meta event as received, for `bikebeacon record`.
     public func packets() -> AsyncThrowingStream<HCIPacket, any Error> {
         stream { continuation in
-            { packet, time in continuation.yield(HCIPacket(time: time, h4: Array(packet))) }
+            PacketHandler(packet: { packet, time in
+                continuation.yield(HCIPacket(time: time, h4: Array(packet)))
+                return false
+            }, flush: {})
         }
     }
 
@@ -70,7 +83,7 @@ public final class HCIScanner: Scanner {
     }
 
     private func stream<Element: Sendable>(
-        _ makeHandler: @escaping @Sendable (AsyncThrowingStream<Element, any Error>.Continuation) -> (ArraySlice<UInt8>, Double) -> Void
+        _ makeHandler: @escaping @Sendable (AsyncThrowingStream<Element, any Error>.Continuation) -> PacketHandler
     ) -> AsyncThrowingStream<Element, any Error> {
         let (stream, continuation) = AsyncThrowingStream<Element, any Error>.makeStream()
         let control = ScanControl()
@@ -81,15 +94,25 @@ public final class HCIScanner: Scanner {
             let handler = makeHandler(continuation)
             do {
                 let device = try open(adapter)
-                try HCIScanLoop.run(device, adapter: adapter, active: active, logger: logger, control: control, onPacket: handler)
+                try HCIScanLoop.run(device, adapter: adapter, active: active, logger: logger, control: control, handler: handler)
                 continuation.finish()
             } catch {
+                // The reports read before the failure go out before it.
+                handler.flush()
                 continuation.finish(throwing: error)
             }
             control.markFinished()
         }
         return stream
     }
+}
+
+/// What the scan thread does with each packet, and when a burst is over.
+struct PacketHandler {
+    /// Takes one packet; false once the pending batch is full and must be flushed.
+    var packet: (ArraySlice<UInt8>, Double) -> Bool
+    /// Hands the pending batch to the stream.
+    var flush: () -> Void
 }
 
 /// Stop request from the consumer side, and the thread's "cleanup finished" notice.
@@ -132,9 +155,10 @@ final class ScanControl: Sendable {
 /// The scan session on the dedicated thread: open, configure, read until stopped, clean up.
 enum HCIScanLoop {
     static let pollMilliseconds: Int32 = 100
+    static let burstReads = 64
 
     static func run(_ device: any HCIController, adapter: String, active: Bool, logger: Logger, control: ScanControl,
-                    onPacket: (ArraySlice<UInt8>, Double) -> Void) throws(HCIError) {
+                    handler: PacketHandler) throws(HCIError) {
         // A scan left enabled (by us or another tool) makes Set Scan Parameters fail with Command Disallowed.
         try? device.setScanEnable(false)
         try device.setScanParameters(active: active)
@@ -151,8 +175,16 @@ enum HCIScanLoop {
         }
         var buffer = [UInt8](repeating: 0, count: 1024)
         while !control.isStopping {
-            guard let packet = try device.readPacket(timeoutMilliseconds: pollMilliseconds, into: &buffer) else { continue }
-            onPacket(packet, wallClock())
+            // What the socket already holds joins the same batch (one hand-over per burst), up to
+            // `burstReads` reads so a stream of other devices' events cannot hold reports back.
+            var wait = pollMilliseconds
+            var reads = 0
+            while reads < burstReads, let packet = try device.readPacket(timeoutMilliseconds: wait, into: &buffer) {
+                wait = 0
+                reads += 1
+                guard handler.packet(packet, wallClock()) else { break }
+            }
+            handler.flush()
         }
     }
 

@@ -18,10 +18,20 @@ public struct ScanCounts: Sendable, Equatable {
 }
 
 /// A source of iBeacon advertisements: BlueZ over D-Bus, a raw HCI socket, or a capture file.
+///
+/// Advertisements come in batches, one per read (a chunk of a capture, a socket read, a D-Bus
+/// dispatch): an async hop per report cost more than decoding it.
 public protocol Scanner: Sendable {
-    /// iBeacon reports in arrival order. Finishes when the source ends (a capture) or the consuming
-    /// task is cancelled; throws on a fatal error with a message an operator can act on.
-    func advertisements() -> AsyncThrowingStream<Advertisement, any Error>
+    /// iBeacon reports in arrival order, in batches that are never empty and hold at most
+    /// `ScanBatch.limit`. Finishes when the source ends (a capture) or the consuming task is
+    /// cancelled; throws on a fatal error with a message an operator can act on.
+    func advertisementBatches() -> AsyncThrowingStream<[Advertisement], any Error>
     /// Totals so far.
     func counts() async -> ScanCounts
+}
+
+public enum ScanBatch {
+    /// The most advertisements a scanner puts in one batch, so a consumer's work per await (and
+    /// the memory a batch holds) stays bounded however fast the source is.
+    public static let limit = 256
 }

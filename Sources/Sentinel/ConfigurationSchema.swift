@@ -1,4 +1,4 @@
-import Yams
+import StrictYAML
 
 /// The keys a sentinel's YAML may hold. Codable ignores unknown keys, so without this a misspelt
 /// `intervls:` would silently run the sentinel on defaults; the operator is told the line instead.
@@ -21,21 +21,21 @@ indirect enum ConfigurationSchema: Sendable {
     ])
 
     /// Throws for the first key the schema does not know, naming its line and the likely intended key.
-    func check(_ node: Node, path: [String] = []) throws {
-        switch (self, node) {
-        case let (.mapping(keys), .mapping(mapping)):
-            for (keyNode, valueNode) in mapping {
-                let key = keyNode.string ?? "\(keyNode)"
+    func check(_ node: YAMLNode, path: [String] = []) throws {
+        switch (self, node.value) {
+        case let (.mapping(keys), .mapping(entries)):
+            for entry in entries {
+                let key = entry.key
                 guard let schema = keys[key] else {
                     let known = keys.keys.sorted()
                     let hint = Self.closest(to: key, among: known).map { " (did you mean '\($0)'?)" } ?? ""
                     let place = path.isEmpty ? "at the top level" : "under '\(path.joined(separator: "."))'"
                     throw ConfigurationError.at(
-                        line: keyNode.mark?.line, key: (path + [key]).joined(separator: "."),
+                        line: entry.keyLine, key: (path + [key]).joined(separator: "."),
                         problem: "unknown key\(hint); known keys \(place): \(known.joined(separator: ", "))"
                     )
                 }
-                try schema.check(valueNode, path: path + [key])
+                try schema.check(entry.value, path: path + [key])
             }
         case let (.list(element), .sequence(sequence)):
             for (index, item) in sequence.enumerated() {
@@ -48,12 +48,12 @@ indirect enum ConfigurationSchema: Sendable {
     }
 
     /// The node a decoding error's coding path points at, for its line.
-    static func node(at codingPath: [any CodingKey], in root: Node) -> Node? {
+    static func node(at codingPath: [any CodingKey], in root: YAMLNode) -> YAMLNode? {
         var node = root
         for key in codingPath {
             if let index = key.intValue, let sequence = node.sequence, sequence.indices.contains(index) {
                 node = sequence[index]
-            } else if let child = node.mapping?[key.stringValue] {
+            } else if let child = node[key.stringValue] {
                 node = child
             } else {
                 return node

@@ -25,7 +25,7 @@ struct MQTTBridge: Sendable {
         let topics = MQTTTopics(prefix: settings.prefix, node: settings.name, discovery: settings.discovery)
         let backoff = Backoff(initial: 1, maximum: 60)
         var configuration = MQTTClientConfiguration(broker: broker, clientID: "bikebeacon-\(settings.name)") { failures in
-            backoff.delay(afterFailures: failures, random: Double.random(in: 0..<1))
+            backoff.delay(afterFailures: failures, random: Double.random(in: 0..<1)) ?? backoff.maximum
         }
         configuration.trustRootsFile = settings.caFile
         configuration.will = MQTTMessage(topic: topics.status, text: "offline", retain: true)

@@ -1,4 +1,5 @@
 import BikebeaconAPI
+import Durable
 import Foundation
 import Logging
 import ServerClient
@@ -96,7 +97,7 @@ public actor Reporter {
             case .drained:
                 wait = configuration.pollInterval
             case .failed:
-                wait = configuration.backoff.delay(afterFailures: consecutiveFailures, random: random())
+                wait = configuration.backoff.delay(afterFailures: consecutiveFailures, random: random()) ?? configuration.backoff.maximum
             }
             do {
                 try await sleep(wait)

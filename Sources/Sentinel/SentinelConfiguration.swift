@@ -1,7 +1,7 @@
 import Beacon
 import Foundation
 import Proximity
-import Yams
+import StrictYAML
 
 public enum ConfigurationError: Error, CustomStringConvertible, Sendable {
     case unreadable(path: String, reason: String)
@@ -121,24 +121,24 @@ public struct SentinelConfiguration: Equatable, Sendable {
 
     /// Decodes the file, refusing keys the schema does not know and naming the line of any bad value.
     static func decodeStrictly(_ yaml: String) throws -> File {
-        let root: Node
+        let root: YAMLNode
         do {
-            root = try Yams.compose(yaml: yaml) ?? Node.mapping([:])
-        } catch let error as YamlError {
-            throw ConfigurationError.invalid("the file is not valid YAML: \(error)")
+            root = try YAMLReader.parse(yaml) ?? YAMLNode(.mapping([]), line: 1)
+        } catch {
+            throw ConfigurationError.at(line: error.line, key: "(file)", problem: "not the YAML a config file holds: \(error.message)")
         }
         guard root.mapping != nil else {
-            throw ConfigurationError.at(line: root.mark?.line, key: "(top level)", problem: "must be a mapping of keys such as server:, ownBikes:")
+            throw ConfigurationError.at(line: root.line, key: "(top level)", problem: "must be a mapping of keys such as server:, ownBikes:")
         }
         try ConfigurationSchema.sentinelFile.check(root)
         do {
-            return try YAMLDecoder().decode(File.self, from: yaml.isEmpty ? "{}" : yaml)
+            return try YAMLNodeDecoder().decode(File.self, from: root)
         } catch let error as DecodingError {
             throw located(error, in: root)
         }
     }
 
-    private static func located(_ error: DecodingError, in root: Node) -> ConfigurationError {
+    private static func located(_ error: DecodingError, in root: YAMLNode) -> ConfigurationError {
         let (path, problem): ([any CodingKey], String) = switch error {
         case let .typeMismatch(type, context): (context.codingPath, "expected \(describe(type))")
         case let .valueNotFound(type, context): (context.codingPath, "expected \(describe(type)), found nothing")
@@ -148,12 +148,12 @@ public struct SentinelConfiguration: Equatable, Sendable {
         @unknown default: ([], "\(error)")
         }
         let node = ConfigurationSchema.node(at: path, in: root)
-        let found = node?.scalar.map { ", found '\($0.string)'" } ?? ""
+        let found = node?.scalar.map { ", found '\($0.text)'" } ?? ""
         let key = path.reduce("") { text, part in
             if let index = part.intValue { return text + "[\(index)]" }
             return text.isEmpty ? part.stringValue : text + "." + part.stringValue
         }
-        return .at(line: node?.mark?.line, key: key.isEmpty ? "(top level)" : key, problem: problem + found)
+        return .at(line: node?.line, key: key.isEmpty ? "(top level)" : key, problem: problem + found)
     }
 
     /// The values an enumerated key accepts, for the error when it holds another.

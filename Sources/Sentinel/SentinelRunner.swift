@@ -32,7 +32,8 @@ public enum SentinelRunner {
     }
 
     enum Input: Sendable {
-        case advertisement(Advertisement)
+        /// One batch from the scanner.
+        case advertisements([Advertisement])
         case tick(Double)
         case end((any Error)?)
     }
@@ -189,11 +190,13 @@ public enum SentinelRunner {
         }
         func handle(_ input: Input) async throws {
             switch input {
-            case let .advertisement(advertisement):
-                await stats.advertisement(matched: core.registry.contains(advertisement.beacon))
-                lastTime = max(lastTime, advertisement.time)
-                try await deliver(replay ? core.replay(advertisement, makeID: { UUID() }) : core.observe(advertisement, makeID: { UUID() }),
-                                  heard: advertisement)
+            case let .advertisements(batch):
+                await stats.advertisements(batch.count, matched: batch.count(where: { core.registry.contains($0.beacon) }))
+                for advertisement in batch {
+                    lastTime = max(lastTime, advertisement.time)
+                    try await deliver(replay ? core.replay(advertisement, makeID: { UUID() }) : core.observe(advertisement, makeID: { UUID() }),
+                                      heard: advertisement)
+                }
             case let .tick(time):
                 lastTime = time
                 await stats.scanner(await scanner.counts())
@@ -211,17 +214,18 @@ public enum SentinelRunner {
         logger.info("scanning", metadata: ["source": "\(replay ? "replay" : "live")", "missingBikes": "\(core.registry.count)"])
         if replay {
             // A capture is read as fast as it is processed: nothing may be skipped.
-            for try await advertisement in scanner.advertisements() { try await handle(.advertisement(advertisement)) }
+            for try await batch in scanner.advertisementBatches() { try await handle(.advertisements(batch)) }
             try await deliver(core.finishReplay(makeID: { UUID() }), at: lastTime + core.flushHorizon)
         } else {
-            // Live: advertisements and one-second ticks in one stream. If the core cannot keep
-            // up, the oldest advertisements are dropped rather than memory growing.
-            let (inputs, feed) = AsyncStream<Input>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
+            // Live: advertisement batches and one-second ticks in one stream. If the core cannot
+            // keep up, the oldest batches are dropped rather than memory growing (256 batches of
+            // at most `ScanBatch.limit`; live batches are one bus dispatch or socket burst each).
+            let (inputs, feed) = AsyncStream<Input>.makeStream(bufferingPolicy: .bufferingNewest(256))
             group.addTask {
                 do {
                     var warned = false
-                    for try await advertisement in scanner.advertisements() {
-                        if case .dropped = feed.yield(.advertisement(advertisement)), !warned {
+                    for try await batch in scanner.advertisementBatches() {
+                        if case .dropped = feed.yield(.advertisements(batch)), !warned {
                             warned = true
                             logger.warning("the sentinel cannot keep up with the radio; the oldest advertisements are dropped")
                         }
@@ -307,9 +311,9 @@ actor Stats {
 
     init(startedAt: Double) { snapshot = Snapshot(startedAt: startedAt) }
 
-    func advertisement(matched: Bool) {
-        snapshot.advertisements += 1
-        if matched { snapshot.matches += 1 }
+    func advertisements(_ count: Int, matched: Int) {
+        snapshot.advertisements += count
+        snapshot.matches += matched
     }
 
     func created(_ count: Int) { snapshot.created += count }

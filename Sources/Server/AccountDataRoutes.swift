@@ -8,8 +8,11 @@ import SQLKit
 enum AccountDataRoutes {
     static func add(to callers: RouterGroup<AppContext>, state: ServerState) {
         callers.get("/v1/account/export") { _, context in
-            let accountID = try context.owner().accountID
-            let export = try await AccountData(database: state.database).export(accountID: accountID, now: state.now)
+            let owner = try context.owner()
+            let export = try await AccountData(database: state.database).export(
+                accountID: owner.accountID, now: state.now,
+                pushSubscriptions: try await PushRoutes.subscriptions(accountID: owner.accountID, state: state),
+                sessions: try await SessionRoutes.live(for: owner, state: state))
             return try JSONResponse.make(export, headers: [.contentDisposition: "attachment; filename=\"bikebeacon-account.json\""])
         }
 
@@ -18,9 +21,7 @@ enum AccountDataRoutes {
             let body = try await JSONResponse.decode(AccountDeletion.self, from: request, context: context)
             guard let email = try await state.accounts.email(accountID: accountID),
                   let stored = try await state.accounts.credentials(email: email) else { throw APIError.unauthenticated }
-            let password = body.password
-            let valid = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: stored.passwordHash) }
-            guard valid else { throw APIError(.forbidden, "invalid_credentials", "the password is wrong; the account was not deleted") }
+            guard try await AccountRoutes.matches(body.password, hash: stored.passwordHash) else { throw APIError(.forbidden, "invalid_credentials", "the password is wrong; the account was not deleted") }
             try await AccountData(database: state.database).delete(accountID: accountID, missingList: state.missingList)
             state.logger.notice("account deleted at its owner's request", metadata: ["account": "\(accountID)"])
             return Response(status: .noContent)
@@ -32,7 +33,7 @@ enum AccountDataRoutes {
 struct AccountData: Sendable {
     let database: Database
 
-    func export(accountID: String, now: Int64) async throws -> AccountExport {
+    func export(accountID: String, now: Int64, pushSubscriptions: [PushSubscription], sessions: [Session]) async throws -> AccountExport {
         try await database.withSession { db in
             guard let row = try await db.raw("SELECT email, webhook_url, created_ms FROM accounts WHERE id = \(bind: accountID)").first() else {
                 throw APIError.unauthenticated
@@ -47,7 +48,9 @@ struct AccountData: Sendable {
                 createdAt: Timestamp.format(milliseconds: try row.decode(column: "created_ms", as: Int64.self)),
                 exportedAt: Timestamp.format(milliseconds: now),
                 webhookUrl: try row.decode(column: "webhook_url", as: String?.self),
-                bikes: bikes, sightings: sightings)
+                bikes: bikes, sightings: sightings,
+                notifications: try await NotificationDispatcher.settings(accountID: accountID, in: db),
+                pushSubscriptions: pushSubscriptions, sessions: sessions)
         }
     }
 

@@ -39,7 +39,7 @@ enum AccountRoutes {
             let password = credentials.password
             // Verify against a dummy hash when there is no account, so timing does not reveal which emails exist.
             let storedHash = found?.passwordHash ?? state.dummyPasswordHash
-            let valid = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: storedHash) }
+            let valid = try await matches(password, hash: storedHash)
             guard let account = found, valid else {
                 try await state.accounts.recordFailedLogin(email: email, now: now, forgetBefore: now - throttle.windowMilliseconds)
                 throw APIError(.unauthorized, "invalid_credentials", "email or password is wrong")
@@ -98,6 +98,11 @@ enum AccountRoutes {
               !email.contains(where: { $0.isWhitespace })
         else { throw .invalid("'email' must be an email address") }
         return email
+    }
+
+    /// bcrypt's check, on the thread pool: it takes tens of milliseconds by design and must not stall an event loop.
+    static func matches(_ password: String, hash: String) async throws -> Bool {
+        try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
     }
 
     /// bcrypt reads at most 72 bytes; longer passwords would be silently truncated, so refuse them.

@@ -41,6 +41,22 @@ public final class Database: Sendable {
         }
     }
 
+    /// Opens the database at `url` for one action and always shuts it down, even when the action fails.
+    /// With `migrateAt` the schema is brought up to date first; a backup copies as it is, so it passes nil.
+    public static func using<R: Sendable>(_ url: DatabaseURL, logger: Logger, maxConnections: Int = 8, migrateAt now: Int64?,
+                                          _ body: (Database) async throws -> R) async throws -> R {
+        let database = try Database(url: url, logger: logger, maxConnections: maxConnections)
+        do {
+            if let now { try await Migrations.run(on: database, now: now) }
+            let result = try await body(database)
+            await database.shutdown()
+            return result
+        } catch {
+            await database.shutdown()
+            throw error
+        }
+    }
+
     /// Runs `body` on one connection held for its whole duration.
     public func withSession<R: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         switch pools {

@@ -29,7 +29,7 @@ public enum DatabaseBackup {
             }
             let temporary = file + ".partial"
             try? FileManager.default.removeItem(atPath: temporary)
-            try await withDatabase(url, logger: logger) { db in
+            try await Database.using(url, logger: logger, maxConnections: 1, migrateAt: nil) { db in
                 try await db.withSession { try await $0.raw("VACUUM INTO \(bind: temporary)").run() }
             }
             do {
@@ -56,7 +56,7 @@ public enum DatabaseBackup {
             }
             let temporary = path + ".restoring"
             try? FileManager.default.removeItem(atPath: temporary)
-            try await withDatabase(.sqlite(path: file), logger: logger) { db in
+            try await Database.using(.sqlite(path: file), logger: logger, maxConnections: 1, migrateAt: nil) { db in
                 try await db.withSession { try await $0.raw("VACUUM INTO \(bind: temporary)").run() }
             }
             for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
@@ -66,7 +66,7 @@ public enum DatabaseBackup {
                 throw BackupError("\(error)")
             }
         case let .postgres(text):
-            let hasData = try await withDatabase(url, logger: logger) { db in
+            let hasData = try await Database.using(url, logger: logger, maxConnections: 1, migrateAt: nil) { db in
                 try await db.withSession { session in
                     try await session.raw("SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_name = 'schema_migrations'")
                         .first(decodingColumn: "n", as: Int.self) ?? 0
@@ -82,7 +82,7 @@ public enum DatabaseBackup {
     }
 
     private static func verify(sqliteBackup file: String, logger: Logger) async throws {
-        try await withDatabase(.sqlite(path: file), logger: logger) { db in
+        try await Database.using(.sqlite(path: file), logger: logger, maxConnections: 1, migrateAt: nil) { db in
             try await db.withSession { session in
                 let check = try? await session.raw("PRAGMA integrity_check").first(decodingColumn: "integrity_check", as: String.self)
                 guard check == "ok" else {
@@ -97,25 +97,13 @@ public enum DatabaseBackup {
     }
 
     private static func summary(of url: DatabaseURL, logger: Logger) async throws -> Summary {
-        try await withDatabase(url, logger: logger) { db in
+        try await Database.using(url, logger: logger, maxConnections: 1, migrateAt: nil) { db in
             try await db.withSession { session in
                 func count(_ table: String) async throws -> Int {
                     try await session.raw("SELECT COUNT(*) AS n FROM \(unsafeRaw: table)").first(decodingColumn: "n", as: Int.self) ?? 0
                 }
                 return Summary(accounts: try await count("accounts"), bikes: try await count("bikes"), sightings: try await count("sightings"))
             }
-        }
-    }
-
-    private static func withDatabase<R: Sendable>(_ url: DatabaseURL, logger: Logger, _ body: (Database) async throws -> R) async throws -> R {
-        let db = try Database(url: url, logger: logger, maxConnections: 1)
-        do {
-            let result = try await body(db)
-            await db.shutdown()
-            return result
-        } catch {
-            await db.shutdown()
-            throw error
         }
     }
 

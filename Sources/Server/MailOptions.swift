@@ -13,8 +13,8 @@ public struct MailOptions: Sendable {
     public var tls: TLSConfiguration
     /// Per SMTP reply.
     public var timeout: TimeAmount
-    /// Per message: within the notification queue's lease, so a slow server cannot cause a second send.
-    public var totalTimeout: TimeAmount { .milliseconds(NotificationQueue.lease * 2 / 3) }
+    /// Per message: within the delivery lease, so a slow server cannot cause a second send.
+    public var totalTimeout: TimeAmount { .milliseconds(DeliveryLease.duration * 2 / 3) }
 
     public init(smtp: SMTPURL, from: MailAddress, publicURL: String, tls: TLSConfiguration = .makeClientConfiguration(),
                 timeout: TimeAmount = .seconds(10)) {

@@ -1,11 +1,12 @@
 import BikebeaconAPI
+import Durable
 import Foundation
 import Logging
 import SQLKit
 
 /// The durable queue of notifications, drained by the delivery worker next to webhooks: rows
 /// live in the database (a restart loses nothing), failures are retried with the webhooks'
-/// backoff, and each row is claimed before sending so replicas sharing a database send it once.
+/// backoff, and each row is leased before sending so replicas sharing a database send it once.
 struct NotificationQueue: Sendable {
     let database: Database
     let dispatcher: NotificationDispatcher
@@ -13,10 +14,6 @@ struct NotificationQueue: Sendable {
     let backoff: Backoff
     let logger: Logger
     let now: @Sendable () -> Int64
-
-    /// How long a claimed row stays invisible to other workers while it is being sent: longer than
-    /// a send can take (connect 5 s + request 10 s), short enough that a crash mid-send delays it little.
-    static let lease: Int64 = 30_000
 
     private struct Row: Sendable {
         var id: Int64
@@ -56,14 +53,8 @@ struct NotificationQueue: Sendable {
 
     private func deliver(_ row: Row, claimedAt time: Int64) async {
         do {
-            let claimed = try await database.withSession { db in
-                try await db.raw("""
-                    UPDATE notification_deliveries SET next_attempt_ms = \(bind: time + Self.lease)
-                    WHERE id = \(bind: row.id) AND next_attempt_ms = \(bind: row.nextAttempt) AND delivered_ms IS NULL
-                    RETURNING id
-                    """).first() != nil
-            }
-            guard claimed else { return }
+            guard try await DeliveryLease.claim("notification_deliveries", key: "id", id: row.id, dueAt: row.nextAttempt, now: time,
+                                                database: database) else { return }
         } catch {
             logger.error("could not claim queued notification", metadata: ["delivery": "\(row.id)", "error": "\(error)"])
             return
@@ -95,7 +86,7 @@ struct NotificationQueue: Sendable {
                         WHERE id = \(bind: row.id)
                         """).run()
                 case let .retry(reason, after):
-                    if let delay = backoff.delay(afterFailedAttempts: attempts) {
+                    if let delay = backoff.delayMilliseconds(afterFailures: attempts) {
                         let next = time + max(delay, after ?? 0)
                         logger.warning("notification delivery failed; will retry", metadata: metadata.merging(
                             ["reason": "\(reason)", "retry_in_ms": "\(next - time)"]) { $1 })

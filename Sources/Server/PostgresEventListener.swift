@@ -1,3 +1,4 @@
+import Durable
 import Logging
 import NIOPosix
 import PostgresKit
@@ -10,6 +11,8 @@ import ServiceLifecycle
 /// everyone once, since notifications sent meanwhile are lost.
 struct PostgresEventListener: Service {
     static let channel = "bikebeacon_events"
+    /// Replicas that lost the database together do not all come back in the same instant.
+    static let reconnect = Backoff(initial: 1, maximum: 30)
 
     let url: String
     let events: EventSignal
@@ -43,9 +46,9 @@ struct PostgresEventListener: Service {
             } catch {
                 if Task.isCancelled { return }
                 failures += 1
-                let delay = min(30, 1 << min(failures - 1, 5))
+                let delay = Self.reconnect.delay(afterFailures: failures, random: Double.random(in: 0..<1)) ?? Self.reconnect.maximum
                 logger.warning("lost the PostgreSQL connection that hears other replicas' events; live events and webhooks from other replicas wait until it is back",
-                               metadata: ["error": "\(String(reflecting: error))", "retryInSeconds": "\(delay)"])
+                               metadata: ["error": "\(String(reflecting: error))", "retryInSeconds": "\(Int(delay.rounded()))"])
                 try? await Task.sleep(for: .seconds(delay))
             }
         }

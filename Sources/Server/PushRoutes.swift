@@ -27,11 +27,7 @@ enum PushRoutes {
         }
 
         callers.get("/v1/push/subscriptions") { _, context in
-            let accountID = try context.owner().accountID
-            let list = try await state.pushSubscriptions.list(accountID: accountID).map {
-                PushSubscription(id: $0.id, endpoint: $0.endpoint, createdAt: Timestamp.format(milliseconds: $0.createdMilliseconds))
-            }
-            return try JSONResponse.make(PushSubscriptionList(subscriptions: list))
+            try JSONResponse.make(PushSubscriptionList(subscriptions: try await subscriptions(accountID: context.owner().accountID, state: state)))
         }
 
         callers.delete("/v1/push/subscriptions/{id}") { _, context in
@@ -90,6 +86,13 @@ enum PushRoutes {
         } catch {
             throw APIError(.badRequest, "forbidden_target", "'\(field)' points at \(error.address), a \(error.kind.rawValue) address;"
                            + " webhooks and push endpoints must be public (the operator can allow local ones with --allow-private-targets)")
+        }
+    }
+
+    /// The account's push subscriptions as the owner sees them (the keys stay on the server).
+    static func subscriptions(accountID: String, state: ServerState) async throws -> [PushSubscription] {
+        try await state.pushSubscriptions.list(accountID: accountID).map {
+            PushSubscription(id: $0.id, endpoint: $0.endpoint, createdAt: Timestamp.format(milliseconds: $0.createdMilliseconds))
         }
     }
 }

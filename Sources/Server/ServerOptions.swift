@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Durable
 
 /// Everything about a server instance that is not the database: where it listens, and the
 /// policies tests and benchmarks turn down or up.
@@ -43,7 +44,7 @@ public struct ServerOptions: Sendable {
         loginThrottle: LoginThrottle = LoginThrottle(),
         sentinelRateLimit: RateLimit = RateLimit(perSecond: 10, burst: 30),
         deltaRetention: Int64 = 10_000,
-        webhookBackoff: Backoff = Backoff(),
+        webhookBackoff: Backoff = .deliveries,
         notifyIntervalMilliseconds: Int64 = 30 * 60 * 1000,
         allowPrivateTargets: Bool = false,
         vapidSubject: String = "mailto:bikebeacon@localhost",

@@ -16,18 +16,7 @@ enum SessionRoutes {
 
     static func add(to router: RouterGroup<AppContext>, state: ServerState) {
         router.get("/v1/account/sessions") { _, context in
-            let owner = try context.owner()
-            let policy = state.options.sessions
-            let now = state.now
-            var live: [Session] = []
-            for session in try await state.sessions.list(accountID: owner.accountID) {
-                if session.kind == .cookie, !policy.isLive(created: session.createdMilliseconds, lastUsed: session.lastUsedMilliseconds, now: now) {
-                    _ = try await state.sessions.delete(id: session.id, accountID: session.accountID)
-                    continue
-                }
-                live.append(json(session, policy: policy, current: session.id == owner.sessionID))
-            }
-            return try JSONResponse.make(SessionList(sessions: live))
+            try JSONResponse.make(SessionList(sessions: try await live(for: context.owner(), state: state)))
         }
 
         router.delete("/v1/account/sessions/{id}") { request, context in
@@ -40,5 +29,20 @@ enum SessionRoutes {
             if owner.viaCookie, id == owner.sessionID { SessionCookie.clear(on: &response, secure: SessionCookie.isSecure(request)) }
             return response
         }
+    }
+
+    /// The account's live sessions, oldest first; expired cookie sessions are dropped on the way.
+    static func live(for owner: OwnerSession, state: ServerState) async throws -> [Session] {
+        let policy = state.options.sessions
+        let now = state.now
+        var live: [Session] = []
+        for session in try await state.sessions.list(accountID: owner.accountID) {
+            if session.kind == .cookie, !policy.isLive(created: session.createdMilliseconds, lastUsed: session.lastUsedMilliseconds, now: now) {
+                _ = try await state.sessions.delete(id: session.id, accountID: session.accountID)
+                continue
+            }
+            live.append(json(session, policy: policy, current: session.id == owner.sessionID))
+        }
+        return live
     }
 }

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Durable
 import Foundation
 import Logging
 import NIOCore
@@ -8,8 +9,10 @@ import ServiceLifecycle
 
 /// Delivers queued webhook events (and, through `NotificationQueue`, the other notification
 /// channels): POSTs the JSON with its signature, and on failure schedules
-/// the next attempt with backoff. The queue lives in the database, so a restart loses nothing.
-/// Delivery is at least once; receivers can drop repeats by the `BikeBeacon-Event-ID` header.
+/// the next attempt with backoff. The queue lives in the database, so a restart loses nothing, and
+/// each row is leased before sending, so replicas sharing the database send it once. Delivery is
+/// still at least once (a crash between the send and its record repeats it); receivers can drop
+/// repeats by the `BikeBeacon-Event-ID` header.
 struct WebhookWorker: Service {
     let database: Database
     let backoff: Backoff
@@ -69,26 +72,36 @@ struct WebhookWorker: Service {
         var secret: String
         var attempts: Int
         var payload: String
+        var nextAttempt: Int64
     }
 
     func deliverDue() async throws {
         let dueTime = now()
         let due = try await database.withSession { db in
             try await db.raw("""
-                SELECT d.event_id AS event_id, d.url AS url, d.secret AS secret, d.attempts AS attempts, e.payload AS payload
+                SELECT d.event_id AS event_id, d.url AS url, d.secret AS secret, d.attempts AS attempts, e.payload AS payload,
+                  d.next_attempt_ms AS next_attempt_ms
                 FROM deliveries d JOIN events e ON e.id = d.event_id
                 WHERE d.delivered_ms IS NULL AND d.failed_ms IS NULL AND d.next_attempt_ms <= \(bind: dueTime)
                 ORDER BY d.next_attempt_ms LIMIT 50
                 """).all().map { row in
                 Due(eventID: try row.decode(column: "event_id", as: Int64.self), url: try row.decode(column: "url", as: String.self),
                     secret: try row.decode(column: "secret", as: String.self), attempts: try row.decode(column: "attempts", as: Int.self),
-                    payload: try row.decode(column: "payload", as: String.self))
+                    payload: try row.decode(column: "payload", as: String.self),
+                    nextAttempt: try row.decode(column: "next_attempt_ms", as: Int64.self))
             }
         }
-        for item in due { await deliver(item) }
+        for item in due { await deliver(item, claimedAt: dueTime) }
     }
 
-    private func deliver(_ item: Due) async {
+    private func deliver(_ item: Due, claimedAt time: Int64) async {
+        do {
+            guard try await DeliveryLease.claim("deliveries", key: "event_id", id: item.eventID, dueAt: item.nextAttempt, now: time,
+                                                database: database) else { return }
+        } catch {
+            logger.error("could not claim a queued webhook delivery", metadata: ["eventID": "\(item.eventID)", "error": "\(error)"])
+            return
+        }
         let body = Array(item.payload.utf8)
         var request = HTTPClientRequest(url: item.url)
         request.method = .POST
@@ -106,13 +119,19 @@ struct WebhookWorker: Service {
         } catch {
             failure = "\(error)"
         }
+        // Record even when the server is shutting down (the send was cancelled): otherwise the row
+        // waits out its lease after the restart. The worker awaits this before the database closes.
+        let outcome = failure
+        await Task.detached { await record(outcome, for: item) }.value
+    }
+
+    private func record(_ outcome: String?, for item: Due) async {
         let attempts = item.attempts + 1
         let time = now()
-        let outcome = failure
         do {
             try await database.withSession { db in
                 if let failure = outcome {
-                    if let delay = backoff.delay(afterFailedAttempts: attempts) {
+                    if let delay = backoff.delayMilliseconds(afterFailures: attempts) {
                         try await db.raw("""
                             UPDATE deliveries SET attempts = \(bind: attempts), next_attempt_ms = \(bind: time + delay),
                               last_error = \(bind: failure) WHERE event_id = \(bind: item.eventID)
@@ -134,9 +153,9 @@ struct WebhookWorker: Service {
             logger.error("could not record a webhook delivery; it may be sent again",
                          metadata: ["eventID": "\(item.eventID)", "error": "\(error)"])
         }
-        if let failure {
+        if let outcome {
             logger.warning("webhook delivery failed; it will be retried with backoff",
-                           metadata: ["eventID": "\(item.eventID)", "url": "\(item.url)", "attempt": "\(attempts)", "error": "\(failure)"])
+                           metadata: ["eventID": "\(item.eventID)", "url": "\(item.url)", "attempt": "\(attempts)", "error": "\(outcome)"])
         }
     }
 }

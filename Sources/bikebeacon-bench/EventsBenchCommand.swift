@@ -4,11 +4,11 @@ import Beacon
 import Benchmarks
 import BikebeaconAPI
 import Foundation
+import LocalServer
 import NIOCore
 import NIOHTTP1
-#if canImport(Glibc)
-import Glibc
-#endif
+import Owners
+import ServerClient
 
 /// Pushed events, end to end through real server processes: a sighting POSTed to replica A
 /// until its event arrives on replica B's `/v1/events` stream (two processes on one PostgreSQL;
@@ -36,11 +36,17 @@ struct EventsBenchCommand: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = database ?? "sqlite://" + directory.appendingPathComponent("events.sqlite").path
         let postgres = url.hasPrefix("postgres")
-        let binary = try ServerProcess.binary()
-        let sentinel = try ServerProcess.enrol(binary: binary, database: url, name: "bench-\(UUID().uuidString.prefix(8))")
-        let a = try await ServerProcess.start(binary: binary, database: url, log: directory.appendingPathComponent("a.log"))
+        let binary = try LocalServer.locateBinary()
+        let sentinel = try LocalServer.enrolSentinel(binary: binary, database: url, name: "bench-\(UUID().uuidString.prefix(8))",
+                                                     latitude: 52.09, longitude: 5.12)
+        let replica = { (name: String) in
+            try LocalServer(binary: binary, directory: directory, database: url, name: name, options: ["--sentinel-rate", "100000"])
+        }
+        let a = try replica("a")
+        try await a.start()
         defer { a.stop() }
-        let b = postgres ? try await ServerProcess.start(binary: binary, database: url, log: directory.appendingPathComponent("b.log")) : a
+        let b = postgres ? try replica("b") : a
+        if postgres { try await b.start() }
         defer { if postgres { b.stop() } }
         let setup = postgres ? "PostgreSQL, replica A → replica B (two processes)" : "SQLite, one server process"
         print("bench events: \(setup); \(events) sightings, \(streams) idle streams, \(Int(idleSeconds)) s per CPU sample")
@@ -60,7 +66,7 @@ struct EventsBenchCommand: AsyncParsableCommand {
         if let failure { throw failure }
     }
 
-    private func measure(a: ServerProcess, b: ServerProcess, sentinel: String, client: HTTPClient) async throws {
+    private func measure(a: LocalServer, b: LocalServer, sentinel: String, client: HTTPClient) async throws {
         let owner = try await Owner.make(on: a)
         let latencies = try await measureLatency(owner: owner, sentinel: sentinel, a: a, b: b, client: client)
         let sorted = latencies.sorted()
@@ -69,8 +75,8 @@ struct EventsBenchCommand: AsyncParsableCommand {
                      p50, p99, sorted.last ?? Double.nan, sorted.count))
 
         try await Task.sleep(for: .seconds(1))
-        let idle = try await b.cpuSeconds(over: idleSeconds)
-        let held = try await withOpenStreams(streams, owner: owner, on: b, client: client) { try await b.cpuSeconds(over: idleSeconds) }
+        let idle = try await cpuSeconds(of: b, over: idleSeconds)
+        let held = try await withOpenStreams(streams, owner: owner, on: b, client: client) { try await cpuSeconds(of: b, over: idleSeconds) }
         // /proc counts in clock ticks (10 ms): an idle server often spends less than one in a sample.
         let ratio = idle > 0 ? String(format: "%.1f× the idle server", held / idle) : "the idle server used less than one clock tick"
         print(String(format: "idle CPU of the stream server: 0 streams %.2f ms/s, %d streams %.2f ms/s (%@; one core = 1000 ms/s)",
@@ -78,9 +84,10 @@ struct EventsBenchCommand: AsyncParsableCommand {
     }
 
     /// One sighting at a time: the time from sending the POST to reading its event on B's stream.
-    private func measureLatency(owner: Owner, sentinel: String, a: ServerProcess, b: ServerProcess, client: HTTPClient) async throws -> [Double] {
+    private func measureLatency(owner: Owner, sentinel: String, a: LocalServer, b: LocalServer, client: HTTPClient) async throws -> [Double] {
         let stream = try await EventStream.open(b.baseURL, token: owner.token, client: client)
         defer { stream.close() }
+        let poster = ServerConnection(baseURL: a.baseURL, token: sentinel, client: client)
         var latencies: [Double] = []
         for index in 0..<events {
             let time = Timestamp.format(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
@@ -88,7 +95,7 @@ struct EventsBenchCommand: AsyncParsableCommand {
                                     minor: Int(owner.beacon.minor), event: index % 2 == 0 ? "arrived" : "departed", time: time,
                                     firstSeen: time, lastSeen: time, rssi: -60, distance: 1.5, zone: "near")
             let start = ContinuousClock.now
-            let status = try await a.post("/v1/sightings", token: sentinel, json: SightingBatch(sightings: [item]))
+            let status = try await poster.send(.POST, "/v1/sightings", json: try JSONEncoder().encode(SightingBatch(sightings: [item]))).status
             guard status == .ok else { throw BenchError("POST /v1/sightings answered \(status.code)") }
             guard try await stream.nextEvent(timeout: .seconds(5)) else {
                 throw BenchError("no event on the stream within 5 s of sighting \(index)")
@@ -99,7 +106,15 @@ struct EventsBenchCommand: AsyncParsableCommand {
         return latencies
     }
 
-    private func withOpenStreams<R>(_ count: Int, owner: Owner, on server: ServerProcess, client: HTTPClient,
+    /// CPU seconds (user + system) the server process spends during `seconds`.
+    private func cpuSeconds(of server: LocalServer, over seconds: Double) async throws -> Double {
+        guard let before = ProcessCPU.seconds(pid: server.processIdentifier) else { throw BenchError("cannot read the server's CPU time from /proc") }
+        try await Task.sleep(for: .seconds(seconds))
+        guard let after = ProcessCPU.seconds(pid: server.processIdentifier) else { throw BenchError("cannot read the server's CPU time from /proc") }
+        return after - before
+    }
+
+    private func withOpenStreams<R>(_ count: Int, owner: Owner, on server: LocalServer, client: HTTPClient,
                                     _ body: () async throws -> R) async throws -> R {
         var open: [EventStream] = []
         defer { for stream in open { stream.close() } }
@@ -119,13 +134,14 @@ struct Owner {
     var token: String
     var beacon: BeaconID
 
-    static func make(on server: ServerProcess) async throws -> Owner {
-        let credentials = Credentials(email: "bench-\(UUID().uuidString.prefix(8).lowercased())@example.org", password: "bench password")
-        _ = try await server.post("/v1/accounts", json: credentials)
-        let token = try await server.post("/v1/sessions", json: credentials, answer: Token.self).token
+    static func make(on server: LocalServer) async throws -> Owner {
+        let account = try AccountClient(server: server.baseURL)
+        let email = "bench-\(UUID().uuidString.prefix(8).lowercased())@example.org", password = "bench password"
+        _ = try await account.createAccount(email: email, password: password)
+        let token = try await account.logIn(email: email, password: password)
         let beacon = BeaconID(uuid: UUID(), major: UInt16.random(in: 0...UInt16.max), minor: UInt16.random(in: 0...UInt16.max))
-        let bike = try await server.post("/v1/bikes", token: token, json: BikeFields(name: "bench", beacon: beacon), answer: Bike.self)
-        _ = try await server.post("/v1/bikes/\(bike.id)/missing", token: token, json: nil as BikeFields?)
+        let bike = try await account.register(BikeFields(name: "bench", beacon: beacon), token: token)
+        _ = try await account.markMissing(bike: bike.id, token: token)
         return Owner(token: token, beacon: beacon)
     }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Benchmarks
 import Foundation
 import Logging
 import Server

@@ -102,17 +102,17 @@ private enum SDRun: String, CaseIterable, CustomStringConvertible {
 private struct MetronomeScanner: Scanning.Scanner {
     let beacon: BeaconID?
 
-    func advertisements() -> AsyncThrowingStream<Advertisement, any Error> {
+    func advertisementBatches() -> AsyncThrowingStream<[Advertisement], any Error> {
         let beacon = beacon
-        return AsyncThrowingStream(unfolding: { () async throws -> Advertisement? in
+        return AsyncThrowingStream(unfolding: { () async throws -> [Advertisement]? in
             try await Task.sleep(for: .seconds(1))
             guard let beacon else { return try await Self.silence() }
-            return Advertisement(beacon: beacon, rssi: -60, measuredPower: -59, address: nil, time: Date().timeIntervalSince1970)
+            return [Advertisement(beacon: beacon, rssi: -60, measuredPower: -59, address: nil, time: Date().timeIntervalSince1970)]
         })
     }
 
     /// Waits until cancelled: an idle street.
-    private static func silence() async throws -> Advertisement? {
+    private static func silence() async throws -> [Advertisement]? {
         while true { try await Task.sleep(for: .seconds(3600)) }
     }
 

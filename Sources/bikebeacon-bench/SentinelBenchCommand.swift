@@ -48,7 +48,7 @@ struct SentinelBenchCommand: AsyncParsableCommand {
         let baselineCPU = cpuSeconds()
         let baselineClock = Stopwatch()
         var read = 0
-        for try await _ in CaptureScanner(path: capture).advertisements() { read += 1 }
+        for try await batch in CaptureScanner(path: capture).advertisementBatches() { read += batch.count }
         let baselineSeconds = baselineClock.seconds
         let baselineCPUSeconds = cpuSeconds() - baselineCPU
 

@@ -31,12 +31,7 @@ struct Restore: AsyncParsableCommand {
 extension DatabaseOption {
     /// Backups open the database themselves (no migrations: a backup is a copy, not an upgrade).
     func backupOrRestore<R>(_ body: (DatabaseURL, Logger) async throws -> R) async throws -> R {
-        let url: DatabaseURL
-        do {
-            url = try DatabaseURL(parsing: database)
-        } catch {
-            throw ValidationError(error.description)
-        }
+        let url = try url()
         var logger = Logger(label: "bikebeacon-server")
         logger.logLevel = .warning
         do {

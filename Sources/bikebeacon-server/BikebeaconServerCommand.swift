@@ -16,29 +16,24 @@ struct DatabaseOption: ParsableArguments {
     @Option(name: .long, help: "sqlite:///path/file.sqlite, sqlite://./relative.sqlite or postgres://user:pass@host:port/db")
     var database: String = DatabaseURL.defaultText
 
-    func open(logger: Logger) async throws -> Server.Database {
-        let url: DatabaseURL
+    func url() throws -> DatabaseURL {
         do {
-            url = try DatabaseURL(parsing: database)
+            return try DatabaseURL(parsing: database)
         } catch {
             throw ValidationError(error.description)
         }
-        return try await BikebeaconServer.openDatabase(url, logger: logger, now: ServerOptions.wallClock())
+    }
+
+    func open(logger: Logger) async throws -> Server.Database {
+        try await BikebeaconServer.openDatabase(try url(), logger: logger, now: ServerOptions.wallClock())
     }
 
     /// Opens the database for one CLI action and always closes it; store errors become usage errors.
-    func with<R>(_ body: (Server.Database) async throws -> R) async throws -> R {
-        let db = try await open(logger: Logger(label: "bikebeacon-server"))
+    func with<R: Sendable>(_ body: (Server.Database) async throws -> R) async throws -> R {
         do {
-            let result = try await body(db)
-            await db.shutdown()
-            return result
+            return try await Server.Database.using(try url(), logger: Logger(label: "bikebeacon-server"), migrateAt: ServerOptions.wallClock(), body)
         } catch let error as SentinelError {
-            await db.shutdown()
             throw ValidationError(error.description)
-        } catch {
-            await db.shutdown()
-            throw error
         }
     }
 }

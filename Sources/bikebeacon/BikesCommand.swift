@@ -63,9 +63,9 @@ struct BikesCommand: AsyncParsableCommand {
 
         private static func table(_ bikes: [Bike]) {
             let width = max(4, bikes.map(\.name.count).max() ?? 0)
-            print("NAME".padding(toLength: width, withPad: " ", startingAt: 0) + "  BEACON")
+            print("NAME".padded(to: width) + "  BEACON")
             for bike in bikes {
-                print(bike.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + bike.beacon.description)
+                print(bike.name.padded(to: width) + "  " + bike.beacon.description)
             }
         }
     }

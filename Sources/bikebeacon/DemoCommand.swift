@@ -4,10 +4,9 @@ import BikebeaconAPI
 import Foundation
 import LocalServer
 import Logging
-import NIOHTTP1
+import Owners
 import Scanning
 import Sentinel
-import ServerClient
 
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -53,16 +52,14 @@ struct DemoCommand: AsyncParsableCommand {
         say("1. server     bikebeacon-server on \(server.baseURL), SQLite in \(directory.path)")
         say("2. sentinel   \"\(Self.place.name)\" enrolled at \(Self.place.latitude), \(Self.place.longitude)")
 
-        let anonymous = ServerConnection(baseURL: server.baseURL, token: "")
+        let account = try AccountClient(server: server.baseURL)
         let email = "ana@example.org", password = "correct horse battery staple"
-        let credentials = Credentials(email: email, password: password)
-        _ = try await call(anonymous, .POST, "/v1/accounts", credentials)
-        let session: Token = try decode(try await call(anonymous, .POST, "/v1/sessions", credentials))
-        let owner = ServerConnection(baseURL: server.baseURL, token: session.token)
-        let bike: BikebeaconAPI.Bike = try decode(try await call(owner, .POST, "/v1/bikes", BikeFields(
-            name: "Ana's commuter", make: "Gazelle", model: "Ultimate C8", colour: "green", frameNumber: "GZ-2291-4471", beacon: bikeBeacon)))
+        _ = try await account.createAccount(email: email, password: password)
+        let token = try await account.logIn(email: email, password: password)
+        let bike = try await account.register(BikeFields(name: "Ana's commuter", make: "Gazelle", model: "Ultimate C8", colour: "green",
+                                                         frameNumber: "GZ-2291-4471", beacon: bikeBeacon), token: token)
         say("3. owner      \(email) registered \(bike.name): a \(bike.colour) \(bike.make) \(bike.model), tag \(bikeBeacon)")
-        _ = try await call(owner, .POST, "/v1/bikes/\(bike.id)/missing")
+        _ = try await account.markMissing(bike: bike.id, token: token)
         say("4. missing    \(email) marked it missing: it is on every sentinel's missing list")
 
         var settings = SentinelConfiguration(serverURL: server.baseURL, token: sentinelToken,
@@ -75,46 +72,15 @@ struct DemoCommand: AsyncParsableCommand {
                                                    drainTimeout: 30, logger: logger)
         say("              \(summary.advertisements) iBeacon advertisements, \(summary.sightingsCreated) sightings created, \(summary.delivered) delivered")
 
-        let page: SightingPage = try decode(try await call(owner, .GET, "/v1/bikes/\(bike.id)/sightings?limit=100"))
+        let sightings = Array(try await account.sightings(bike: bike.id, token: token).reversed())
         say("6. the owner  GET /v1/bikes/\(bike.id)/sightings:\n")
-        let sightings = page.sightings.reversed()
-        say(Self.table(Array(sightings)))
-        guard let first = sightings.first, let last = sightings.last else {
+        say(SightingTable.render(sightings))
+        guard let found = SightingTable.summary(sightings) else {
             throw LocalServerError("the sentinel reported no sighting of the missing bike; rerun with --verbose to see why")
         }
-        say("\nFound: \(bike.name) was at \(first.sentinel) (\(first.latitude), \(first.longitude)) from \(Self.clock(first.firstSeen)) to \(Self.clock(last.lastSeen)) UTC, \(Self.closest(Array(sightings))).")
+        say("\nFound: \(bike.name) was \(found).")
         if keep { say("Kept: \(directory.path) (server.log, demo.sqlite, sentinel/)") }
     }
 
     private func say(_ line: String) { print(line) }
-
-    private func call(_ connection: ServerConnection, _ method: HTTPMethod, _ path: String, _ body: (some Encodable)? = Empty?.none) async throws -> Data {
-        let json = try body.map { try JSONEncoder().encode($0) }
-        let (status, _, bytes) = try await connection.send(method, path, json: json)
-        guard (200..<300).contains(status.code) else { throw ServerError(status: status, body: bytes) }
-        return Data(bytes.readableBytesView)
-    }
-
-    private func decode<T: Decodable>(_ data: Data) throws -> T { try JSONDecoder().decode(T.self, from: data) }
-
-    static func table(_ sightings: [SightingRecord]) -> String {
-        let line = { (cells: [String]) in "  " + zip(cells, [19, 9, 10, 8, 5]).map { $0.padded(to: $1) }.joined(separator: " ") + " " + (cells.last ?? "") }
-        let rows = sightings.map { s in
-            line([clock(s.time), s.event, s.zone, s.distance.map { String(format: "%.1f m", $0) } ?? "?", String(s.rssi), s.sentinel])
-        }
-        return ([line(["TIME (UTC)", "EVENT", "ZONE", "DISTANCE", "RSSI", "PLACE"])] + rows).joined(separator: "\n")
-    }
-
-    /// `2024-01-27T20:54:08.993Z` → `2024-01-27 20:54:08`.
-    static func clock(_ rfc3339: String) -> String {
-        String(rfc3339.prefix(19)).replacingOccurrences(of: "T", with: " ")
-    }
-
-    static func closest(_ sightings: [SightingRecord]) -> String {
-        let zones = ["immediate", "near", "far"]
-        guard let best = sightings.map(\.zone).min(by: { (zones.firstIndex(of: $0) ?? 9) < (zones.firstIndex(of: $1) ?? 9) }) else { return "" }
-        return "at closest \(best)"
-    }
 }
-
-private struct Empty: Encodable {}

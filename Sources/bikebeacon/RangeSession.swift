@@ -85,12 +85,15 @@ struct RangeSession: Sendable {
     /// Reads advertisements, waiting in a replay until each one is due.
     private func read(emit: @Sendable ([RangeReport]) -> Void) async -> Outcome {
         do {
-            for try await advertisement in scanner.advertisements() {
-                if let wait = await state.secondsUntilDue(advertisement.time), wait > 0 {
-                    try await Task.sleep(for: .seconds(wait))
+            for try await batch in scanner.advertisementBatches() {
+                for advertisement in batch {
+                    if let wait = await state.secondsUntilDue(advertisement.time), wait > 0 {
+                        try await Task.sleep(for: .seconds(wait))
+                    }
+                    emit(await state.receive(advertisement))
                 }
-                emit(await state.receive(advertisement))
             }
+            await state.finishReplay()
             return Task.isCancelled ? .stopped : .ended
         } catch is CancellationError {
             return .stopped
@@ -101,51 +104,5 @@ struct RangeSession: Sendable {
 
     private static func emit(_ report: RangeReport) {
         Terminal.write(report.jsonLine + "\n")
-    }
-}
-
-/// The state the reader and the timer share. Time is the wall clock when live; in a replay it
-/// is the capture's time, advanced `speed` times faster than real time from the first record.
-actor RangeState {
-    private var feed: RangeFeed
-    private let speed: Double?
-    private var replay: ReplayClock?
-    private let started = ContinuousClock.now
-
-    init(feed: RangeFeed, speed: Double?) {
-        self.feed = feed
-        self.speed = speed
-    }
-
-    private var elapsed: Double {
-        let duration = ContinuousClock.now - started
-        return Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
-    }
-
-    /// The instant the view shows.
-    var now: Double {
-        replay?.captureTime(elapsed: elapsed) ?? Date().timeIntervalSince1970
-    }
-
-    /// In a replay, real seconds until a record stamped `time` is due; nil when live.
-    func secondsUntilDue(_ time: Double) -> Double? {
-        guard let speed else { return nil }
-        guard let replay else {
-            self.replay = ReplayClock(origin: time - elapsed * speed, speed: speed)
-            return 0
-        }
-        return replay.elapsed(until: time) - elapsed
-    }
-
-    func receive(_ advertisement: Advertisement) -> [RangeReport] {
-        feed.receive(advertisement)
-    }
-
-    func lapse() -> [RangeReport] {
-        feed.lapse(until: now)
-    }
-
-    func view(notice: String?) -> RangeView {
-        feed.view(at: now, notice: notice)
     }
 }

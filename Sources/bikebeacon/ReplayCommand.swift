@@ -28,12 +28,14 @@ struct ReplayCommand: AsyncParsableCommand {
         var previous: Double?
         var failure: (any Error)?
         do {
-            for try await advertisement in scanner.advertisements() {
-                if realtime, let previous, advertisement.time > previous {
-                    try await Task.sleep(for: .seconds(advertisement.time - previous))
+            for try await batch in scanner.advertisementBatches() {
+                for advertisement in batch {
+                    if realtime, let previous, advertisement.time > previous {
+                        try await Task.sleep(for: .seconds(advertisement.time - previous))
+                    }
+                    previous = advertisement.time
+                    print(json ? AdvertisementOutput.json(advertisement) : AdvertisementOutput.tableRow(advertisement))
                 }
-                previous = advertisement.time
-                print(json ? AdvertisementOutput.json(advertisement) : AdvertisementOutput.tableRow(advertisement))
             }
         } catch {
             failure = error

@@ -73,8 +73,10 @@ struct ScanCommand: AsyncParsableCommand {
     private static func scan(_ scanner: any Scanning.Scanner, json: Bool, duration: Double?) async -> (any Error)? {
         let failure: (any Error)? = await Interruption.run(duration: duration) {
             do {
-                for try await advertisement in scanner.advertisements() {
-                    emit(json ? AdvertisementOutput.json(advertisement) : AdvertisementOutput.tableRow(advertisement))
+                for try await batch in scanner.advertisementBatches() {
+                    for advertisement in batch {
+                        emit(json ? AdvertisementOutput.json(advertisement) : AdvertisementOutput.tableRow(advertisement))
+                    }
                 }
                 return nil
             } catch {

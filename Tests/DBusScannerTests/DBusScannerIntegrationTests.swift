@@ -2,6 +2,7 @@ import Beacon
 import Foundation
 import Scanning
 import Testing
+import TestSupport
 
 /// The D-Bus backend against python-dbusmock's bluez5 template on a private bus per test.
 /// Serialized: each test is a few processes and timing-sensitive on a loaded 2-core machine.
@@ -103,6 +104,40 @@ struct DBusScannerIntegrationTests {
 
             let counts = await probe.stop()
             #expect(counts.reports == 3 && counts.iBeacons == 2 && counts.errors == 1)
+            #expect(probe.error == nil)
+        }
+    }
+
+    /// A real capture's reports, announced as BlueZ does with DuplicateData (InterfacesAdded,
+    /// then PropertiesChanged per advertisement), come out complete and in order, in batches.
+    @Test func aRealCaptureThroughBlueZComesOutCompleteAndInOrder() async throws {
+        var expected: [Advertisement] = []
+        for try await batch in CaptureScanner(path: Paths.fixture("captures/govee-h5100.btsnoop").path).advertisementBatches() {
+            expected += batch
+        }
+        try #require(expected.count == 99)
+        let lines = try expected.map { ad in
+            let address = try #require(ad.address?.description)
+            // Govee's implausible +12 dBm power byte decodes to "unknown" either way.
+            let data = IBeacon.manufacturerData(for: ad.beacon, measuredPower: Int8(ad.measuredPower ?? 12)).dropFirst(2)
+            return "\(address) \(ad.rssi) 0x004C:\(Hex.string(data))"
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("bikebeacon-replay-\(UUID().uuidString).txt")
+        try lines.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+
+        try await withMockBlueZ { bus in
+            let probe = ScanProbe(bus: bus)
+            try await probe.waitUntilScanning()
+            _ = try await bus.control("replay", "hci0", file.path)
+            let reports = try await probe.waitForReports(expected.count, within: 20)
+            func identity(_ ad: Advertisement) -> String {
+                "\(ad.beacon) \(ad.rssi) \(ad.measuredPower.map(String.init) ?? "-") \(ad.address?.description ?? "-")"
+            }
+            #expect(reports.map(identity) == expected.map(identity))
+            #expect(probe.batches.allSatisfy { !$0.isEmpty && $0.count <= ScanBatch.limit })
+            let counts = await probe.stop()
+            #expect(counts.iBeacons == expected.count && counts.errors == 0)
             #expect(probe.error == nil)
         }
     }

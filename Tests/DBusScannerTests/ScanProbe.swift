@@ -11,7 +11,7 @@ final class ScanProbe: Sendable {
     private let task: Task<Void, Never>
 
     private final class Record: Sendable {
-        let reports = Mutex<[Advertisement]>([])
+        let batches = Mutex<[[Advertisement]]>([])
         let failure = Mutex<String?>(nil)
     }
 
@@ -30,17 +30,19 @@ final class ScanProbe: Sendable {
             ),
             logger: logger
         )
-        let stream = scanner.advertisements()
+        let stream = scanner.advertisementBatches()
         task = Task { [record] in
             do {
-                for try await advertisement in stream { record.reports.withLock { $0.append(advertisement) } }
+                for try await batch in stream { record.batches.withLock { $0.append(batch) } }
             } catch {
                 record.failure.withLock { $0 = "\(error)" }
             }
         }
     }
 
-    var advertisements: [Advertisement] { record.reports.withLock { $0 } }
+    var advertisements: [Advertisement] { record.batches.withLock { Array($0.joined()) } }
+    /// The batches as the stream handed them out.
+    var batches: [[Advertisement]] { record.batches.withLock { $0 } }
     var logLines: [String] { logs.all }
     var error: String? { record.failure.withLock { $0 } }
 

@@ -18,6 +18,9 @@ Usage (one action per run; exit status 0 on success, the D-Bus error on stderr o
   set-rssi NAME ADDRESS RSSI             RSSI change (PropertiesChanged)
   set-manufacturer-data NAME ADDRESS COMPANY:HEX ...
                                          ManufacturerData change (PropertiesChanged)
+  replay NAME FILE                       every line "ADDRESS RSSI COMPANY:HEX" as BlueZ reports it with
+                                         DuplicateData: InterfacesAdded for a new address, then
+                                         PropertiesChanged (RSSI, ManufacturerData), in file order
   fail-start-discovery NAME ERROR-NAME   make StartDiscovery answer with a D-Bus error
   objects                                print the object paths BlueZ manages, one per line
 """
@@ -85,6 +88,24 @@ def add_device(adapter, address, rssi, pairs):
     print(path)
 
 
+def replay(adapter, file):
+    known = set()
+    with open(file) as lines:
+        for line in lines:
+            address, rssi, pair = line.split()
+            if address not in known:
+                known.add(address)
+                add_device(adapter, address, rssi, [pair])
+                continue
+            changed = dbus.Dictionary({
+                'RSSI': dbus.Int16(int(rssi), variant_level=1),
+                'ManufacturerData': manufacturer_data([pair]),
+            }, signature='sv')
+            obj(device_path(adapter, address)).EmitSignal(
+                dbus.PROPERTIES_IFACE, 'PropertiesChanged', 'sa{sv}as', [DEVICE, changed, dbus.Array([], signature='s')],
+                dbus_interface=MOCK)
+
+
 def main(argv):
     command, args = argv[1], argv[2:]
     if command == 'wait-bluez':
@@ -106,6 +127,8 @@ def main(argv):
     elif command == 'set-manufacturer-data':
         obj(device_path(args[0], args[1])).Set(DEVICE, 'ManufacturerData', manufacturer_data(args[2:]),
                                                dbus_interface=dbus.PROPERTIES_IFACE)
+    elif command == 'replay':
+        replay(args[0], args[1])
     elif command == 'fail-start-discovery':
         code = f"raise dbus.exceptions.DBusException('mocked failure', name='{args[1]}')"
         obj(f'/org/bluez/{args[0]}').AddMethod(ADAPTER, 'StartDiscovery', '', '', code, dbus_interface=MOCK)

@@ -45,8 +45,8 @@ struct RangeFeedTests {
     @Test func realCaptureKeepsHistoryAndViewInStep() async throws {
         var feed = RangeFeed(tracker: RangeTracker(beacon: Self.beacon), bike: nil, source: "test")
         var reports: [RangeReport] = []
-        for try await advertisement in CaptureScanner(path: Paths.fixture("captures/govee-h5100.btsnoop").path).advertisements() {
-            reports += feed.receive(advertisement)
+        for try await batch in CaptureScanner(path: Paths.fixture("captures/govee-h5100.btsnoop").path).advertisementBatches() {
+            for advertisement in batch { reports += feed.receive(advertisement) }
         }
         #expect(reports.filter { $0.event == .reading }.count == 17)
         #expect(feed.tracker.history.samples.count == 17)

@@ -62,15 +62,6 @@ struct CaptureFixtureTests {
         #expect((day.year, day.month, day.day) == (2023, 11, 30))
     }
 
-    @Test func captureScannerStreamsTheSameReportsAndCounts() async throws {
-        let scanner = CaptureScanner(path: Paths.fixture("captures/wimpi5-h5105.pcapng").path)
-        var streamed: [Advertisement] = []
-        for try await ad in scanner.advertisements() { streamed.append(ad) }
-        let direct = replay(try fixtureBytes("wimpi5-h5105.pcapng"))
-        #expect(streamed == direct.advertisements)
-        #expect(await scanner.counts() == direct.counts)
-    }
-
     @Test func formatIsDetectedByContentNotName() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bikebeacon-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -18,7 +18,7 @@ struct HCIScannerTests {
 
     func firstError(_ scanner: HCIScanner) async -> (any Error)? {
         do {
-            for try await _ in scanner.advertisements() { return nil }
+            for try await _ in scanner.advertisementBatches() { return nil }
             return nil
         } catch {
             return error

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 @testable import Sentinel
 
-/// A radio stand-in: advertises the beacons currently "in range" every 0.2 s, stamped with the
+/// A radio stand-in: advertises the beacons currently "in range" every 0.2 s (one batch), stamped with the
 /// wall clock, like a live scanner.
 final class FakeRadio: Scanning.Scanner, @unchecked Sendable {
     private let lock = NSLock()
@@ -14,14 +14,14 @@ final class FakeRadio: Scanning.Scanner, @unchecked Sendable {
 
     func setAudible(_ beacons: Set<BeaconID>) { lock.withLock { audible = beacons } }
 
-    func advertisements() -> AsyncThrowingStream<Advertisement, any Error> {
+    func advertisementBatches() -> AsyncThrowingStream<[Advertisement], any Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
                 while !Task.isCancelled {
-                    for beacon in self.lock.withLock({ self.audible }) {
-                        continuation.yield(Advertisement(beacon: beacon, rssi: -62, measuredPower: -59, address: nil,
-                                                         time: Date().timeIntervalSince1970))
+                    let heard = self.lock.withLock({ self.audible }).map { beacon in
+                        Advertisement(beacon: beacon, rssi: -62, measuredPower: -59, address: nil, time: Date().timeIntervalSince1970)
                     }
+                    if !heard.isEmpty { continuation.yield(heard) }
                     try? await Task.sleep(for: .milliseconds(200))
                 }
                 continuation.finish()

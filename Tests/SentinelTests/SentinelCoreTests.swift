@@ -16,7 +16,7 @@ import TestSupport
     static func advertisements() async throws -> [Advertisement] {
         let scanner = CaptureScanner(path: Paths.fixture("captures/govee-h5100.btsnoop").path)
         var all: [Advertisement] = []
-        for try await advertisement in scanner.advertisements() { all.append(advertisement) }
+        for try await batch in scanner.advertisementBatches() { all += batch }
         return all
     }
 

@@ -23,6 +23,11 @@ enum AccountDataScenarios {
                                                   Fixture.sighting(uuid: Fixture.beaconC, major: 20597, minor: 62207)])
             #expect(try client.decode(SightingResult.self, try await client.send(.post, "/v1/sightings", token: sentinel, json: heard)).accepted == 2)
 
+            #expect(try await client.send(.post, "/v1/push/subscriptions", token: ann,
+                                          json: PushScenarios.subscription("https://push.example.net/send/ann")).status == .created)
+            #expect(try await client.send(.put, "/v1/account/notifications", token: ann,
+                                          json: NotificationSettingsChange(email: false)).status == .ok)
+
             let exported = try await client.send(.get, "/v1/account/export", token: ann)
             #expect(exported.status == .ok)
             #expect(exported.headers[.contentDisposition]?.contains("attachment") == true)
@@ -31,6 +36,11 @@ enum AccountDataScenarios {
             #expect(Set(data.bikes.map(\.name)) == ["Commuter", "Spare"])
             // Only Ann's sightings: Bob's bike was heard too, but it is not hers.
             #expect(data.sightings.map(\.bikeId) == [commuter.id] && data.sightings.first?.sentinel == "Cafe Rosa")
+            // Her settings, where pushes go and where she is logged in, without keys or tokens.
+            #expect(data.notifications == NotificationSettings(push: true, email: false))
+            #expect(data.pushSubscriptions.map(\.endpoint) == ["https://push.example.net/send/ann"])
+            #expect(data.sessions.count == 1 && data.sessions.first?.current == true && data.sessions.first?.kind == "token")
+            #expect(!String(buffer: exported.body).contains("p256dh") && !String(buffer: exported.body).contains(ann))
 
             let listBefore = try client.decode(MissingList.self, try await client.send(.get, "/v1/missing", token: sentinel))
             expectError(try await client.send(.delete, "/v1/account", token: ann, json: AccountDeletion(password: "not my password")),

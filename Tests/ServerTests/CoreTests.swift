@@ -1,4 +1,5 @@
 import BikebeaconAPI
+import Durable
 import Foundation
 import Testing
 @testable import Server
@@ -33,9 +34,11 @@ import Testing
         #expect(taken == [true, true, false, true, false, false])
     }
 
-    @Test func backoffDoublesThenGivesUp() {
-        let backoff = Backoff(baseMilliseconds: 1_000, capMilliseconds: 5_000, maxAttempts: 5)
-        #expect((1...5).map { backoff.delay(afterFailedAttempts: $0) } == [1_000, 2_000, 4_000, 5_000, nil])
+    @Test func deliveriesDoubleToAnHourThenGiveUp() {
+        let delays = (1...12).map { Backoff.deliveries.delayMilliseconds(afterFailures: $0) }
+        #expect(delays == [2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 256_000, 512_000, 1_024_000, 2_048_000, nil])
+        let capped = Backoff(initial: 1, maximum: 5, maxAttempts: 5, jitter: 0)
+        #expect((1...5).map { capped.delayMilliseconds(afterFailures: $0) } == [1_000, 2_000, 4_000, 5_000, nil])
     }
 
     /// RFC 4231 test case 2.

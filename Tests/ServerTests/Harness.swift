@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import BikebeaconAPI
+import Durable
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -35,7 +36,7 @@ struct Harness: Sendable {
     static func testOptions(_ change: (inout ServerOptions) -> Void = { _ in }) -> ServerOptions {
         var options = ServerOptions(host: "127.0.0.1", port: 0, bcryptCost: 4,
                                     sentinelRateLimit: RateLimit(perSecond: 1000, burst: 1000),
-                                    webhookBackoff: Backoff(baseMilliseconds: 50, capMilliseconds: 200, maxAttempts: 5))
+                                    webhookBackoff: Backoff(initial: 0.05, maximum: 0.2, maxAttempts: 5, jitter: 0))
         change(&options)
         return options
     }

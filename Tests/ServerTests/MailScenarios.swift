@@ -1,3 +1,4 @@
+import Durable
 import Foundation
 import Mail
 import NIOSSL
@@ -88,7 +89,7 @@ enum MailScenarios {
         first.stop()
         let clock = Clock()
         let harness = try await Harness.make(backend, options: try options(first, clock: clock, auth: false) {
-            $0.webhookBackoff = Backoff(baseMilliseconds: 500, capMilliseconds: 2_000, maxAttempts: 1_000)
+            $0.webhookBackoff = Backoff(initial: 0.5, maximum: 2, maxAttempts: 1_000, jitter: 0)
         })
         let (_, sentinel) = try await harness.sentinel("garage")
         try await harness.run { client in

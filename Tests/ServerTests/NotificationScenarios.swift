@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import BikebeaconAPI
+import Durable
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -89,7 +90,7 @@ enum NotificationScenarios {
     /// A delivery queued while the receiver is down survives a server restart and arrives once it is up.
     static func webhookSurvivesRestart(_ backend: Backend) async throws {
         let harness = try await Harness.make(backend, options: Harness.testOptions {
-            $0.webhookBackoff = Backoff(baseMilliseconds: 50, capMilliseconds: 100, maxAttempts: 1000)
+            $0.webhookBackoff = Backoff(initial: 0.05, maximum: 0.1, maxAttempts: 1_000, jitter: 0)
             $0.allowPrivateTargets = true
         })
         let (_, sentinel) = try await harness.sentinel("cafe")
@@ -118,6 +119,53 @@ enum NotificationScenarios {
             #expect(delivered)
             let call = try #require(await receiver.calls.first)
             #expect(WebhookSignature.verify(body: call.body, secret: secret, header: try #require(call.signature)))
+        }
+    }
+
+    /// Two replicas' delivery workers draining one queue at the same moment send each event once.
+    static func webhooksOncePerReplica(_ backend: Backend) async throws {
+        let harness = try await Harness.make(backend, options: Harness.testOptions { $0.allowPrivateTargets = true })
+        let (_, sentinel) = try await harness.sentinel("cafe")
+        let receiver = Receiver(failFirst: 0)
+        try await receiverApp(receiver).test(.live) { receiverClient in
+            let port = try #require(receiverClient.port)
+            // Events queued while the receiver is unreachable (a closed port), as after an outage.
+            try await harness.run(keepDatabase: true) { client in
+                let owner = try await client.owner("ann@example.org")
+                let bike = try await client.bike(owner)
+                _ = try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: owner)
+                _ = try await client.send(.put, "/v1/account/webhook", token: owner, json: ["url": "http://127.0.0.1:1/hook"])
+                let batch = Fixture.Batch(sightings: (0..<12).map {
+                    Fixture.sighting(event: $0 % 2 == 0 ? "arrived" : "departed", time: "2026-11-21T10:\(10 + $0):00Z")
+                })
+                #expect(try await client.send(.post, "/v1/sightings", token: sentinel, json: batch).status == .ok)
+            }
+            try await harness.database.withSession {
+                try await $0.raw("UPDATE deliveries SET url = \(bind: "http://127.0.0.1:\(port)/hook"), next_attempt_ms = 0").run()
+            }
+            // Replica B has its own connections on PostgreSQL, as another process would.
+            let databaseB = backend == .postgres ? try Database(url: harness.database.url, logger: Harness.logger) : harness.database
+            let workers = [harness.database, databaseB].map { database in
+                WebhookWorker(database: database, backoff: .deliveries, http: OutboundHTTP(allowPrivateTargets: true),
+                              notifications: NotificationQueue(
+                                database: database, dispatcher: NotificationDispatcher(interval: 0, channels: [], flavor: database.flavor),
+                                senders: [:], backoff: .deliveries, logger: Harness.logger, now: ServerOptions.wallClock),
+                              logger: Harness.logger, now: ServerOptions.wallClock)
+            }
+            var failure: (any Error)?
+            do {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for worker in workers { group.addTask { try await worker.deliverDue() } }
+                    try await group.waitForAll()
+                }
+            } catch {
+                failure = error
+            }
+            if backend == .postgres { await databaseB.shutdown() }
+            await harness.cleanup()
+            if let failure { throw failure }
+            let ids = await receiver.calls.compactMap(\.eventID)
+            #expect(ids.count == 12 && Set(ids).count == 12, "each of the 12 events once, not once per replica: \(ids.sorted())")
         }
     }
 

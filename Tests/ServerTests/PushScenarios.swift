@@ -1,4 +1,5 @@
 import BikebeaconAPI
+import Durable
 import Crypto
 import Foundation
 import HTTPTypes
@@ -168,7 +169,7 @@ enum PushScenarios {
             try await NotificationQueue(
                 database: harness.database,
                 dispatcher: NotificationDispatcher(interval: 30 * 60_000, channels: [.push], flavor: harness.database.flavor),
-                senders: [:], backoff: Backoff(), logger: Harness.logger, now: clock.read).deliverDue()
+                senders: [:], backoff: .deliveries, logger: Harness.logger, now: clock.read).deliverDue()
             queued = try await queuedNotifications(harness)
             #expect(queued.count == 3)
             #expect(queued.last?.place == "Cafe Rosa" && queued.last?.count == 2 && queued.last?.event == .arrived)

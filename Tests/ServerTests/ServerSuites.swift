@@ -14,6 +14,7 @@ struct SQLiteServerTests {
     @Test func badInput() async throws { try await BadInputScenarios.refused(.sqlite) }
     @Test func webhooks() async throws { try await NotificationScenarios.webhookDelivery(.sqlite) }
     @Test func webhookSurvivesRestart() async throws { try await NotificationScenarios.webhookSurvivesRestart(.sqlite) }
+    @Test func webhooksOncePerReplica() async throws { try await NotificationScenarios.webhooksOncePerReplica(.sqlite) }
     @Test func eventStream() async throws { try await NotificationScenarios.eventStream(.sqlite) }
     @Test func pushSubscriptionsAndSettings() async throws { try await PushScenarios.api(.sqlite) }
     @Test func notificationWindow() async throws { try await PushScenarios.noSpam(.sqlite) }
@@ -42,6 +43,7 @@ struct PostgresServerTests {
     @Test func badInput() async throws { try await BadInputScenarios.refused(.postgres) }
     @Test func webhooks() async throws { try await NotificationScenarios.webhookDelivery(.postgres) }
     @Test func webhookSurvivesRestart() async throws { try await NotificationScenarios.webhookSurvivesRestart(.postgres) }
+    @Test func webhooksOncePerReplica() async throws { try await NotificationScenarios.webhooksOncePerReplica(.postgres) }
     @Test func eventStream() async throws { try await NotificationScenarios.eventStream(.postgres) }
     @Test func pushSubscriptionsAndSettings() async throws { try await PushScenarios.api(.postgres) }
     @Test func notificationWindow() async throws { try await PushScenarios.noSpam(.postgres) }

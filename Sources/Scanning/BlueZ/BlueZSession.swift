@@ -36,7 +36,7 @@ final class BlueZSession {
     /// Set once discovery first started, so later starts count as restarts.
     private var hasScanned = false
     private let runID: Int
-    private let continuation: AsyncThrowingStream<Advertisement, any Error>.Continuation
+    private let continuation: AsyncThrowingStream<[Advertisement], any Error>.Continuation
     private let monotonic = ContinuousClock()
     private let started: ContinuousClock.Instant
 
@@ -46,11 +46,13 @@ final class BlueZSession {
     private var nextAttempt: ContinuousClock.Instant?
     private var lastActivity: ContinuousClock.Instant
     private var devices = DeviceTable()
+    /// iBeacon reports of the current dispatch, handed over together.
+    private var batch: [Advertisement] = []
     private var removals = RemovalPolicy()
 
     init(
         configuration: DBusScannerConfiguration, logger: Logger, clock: @escaping @Sendable () -> Double,
-        shared: ScanShared, runID: Int, continuation: AsyncThrowingStream<Advertisement, any Error>.Continuation
+        shared: ScanShared, runID: Int, continuation: AsyncThrowingStream<[Advertisement], any Error>.Continuation
     ) {
         self.configuration = configuration
         self.logger = logger
@@ -76,6 +78,7 @@ final class BlueZSession {
         } catch {
             failure = error
         }
+        flush()
         stopDiscovery()
         connection = nil
         if let failure {
@@ -95,7 +98,9 @@ final class BlueZSession {
         }
         while let message = connection?.popMessage() {
             try handle(message)
+            if batch.count >= ScanBatch.limit { flush() }
         }
+        flush()
         guard let connection, connection.isConnected else {
             lostBus()
             return
@@ -369,7 +374,7 @@ final class BlueZSession {
         case let .iBeacon(advertisement):
             shared.update { $0.reports += 1; $0.iBeacons += 1 }
             lastActivity = monotonic.now
-            continuation.yield(advertisement)
+            batch.append(advertisement)
         case let .other(reason):
             shared.update { $0.reports += 1; $0.otherAdvertisements += 1 }
             lastActivity = monotonic.now
@@ -379,6 +384,13 @@ final class BlueZSession {
             lastActivity = monotonic.now
             logger.debug("skipping a malformed advertisement", metadata: ["path": "\(path)", "problems": "\(problems.joined(separator: "; "))"])
         }
+    }
+
+    /// Hands the reports gathered so far to the stream: one await for the consumer per dispatch.
+    private func flush() {
+        guard !batch.isEmpty else { return }
+        continuation.yield(batch)
+        batch.removeAll(keepingCapacity: true)
     }
 
     /// Asks BlueZ to drop a device that is not an iBeacon, so its cache stays small.

@@ -67,10 +67,11 @@ public final class DBusScanner: Scanner {
         self.clock = clock
     }
 
-    /// Starts scanning. Ending the consuming task (or dropping the stream) stops discovery. The
-    /// stream buffers without limit, so a slow consumer costs memory but never loses a report.
-    public func advertisements() -> AsyncThrowingStream<Advertisement, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Advertisement.self)
+    /// Starts scanning. Ending the consuming task (or dropping the stream) stops discovery. A
+    /// batch holds what one dispatch of the bus delivered. The stream buffers without limit, so a
+    /// slow consumer costs memory but never loses a report.
+    public func advertisementBatches() -> AsyncThrowingStream<[Advertisement], any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: [Advertisement].self)
         let runID = shared.begin()
         continuation.onTermination = { [shared] _ in shared.requestStop(runID) }
         let thread = Thread { [configuration, logger, clock, shared] in

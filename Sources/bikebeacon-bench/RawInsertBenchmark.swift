@@ -4,14 +4,14 @@ import Server
 
 /// The baseline for the ingest benchmark: how fast this database takes sighting-shaped rows
 /// straight through sql-kit, in transactions of one batch each, with no HTTP, JSON or checks.
-public enum RawInsertBenchmark {
-    public struct Result: Sendable {
-        public var rows: Int
-        public var seconds: Double
-        public var rowsPerSecond: Double { Double(rows) / seconds }
+enum RawInsertBenchmark {
+    struct Result: Sendable {
+        var rows: Int
+        var seconds: Double
+        var rowsPerSecond: Double { Double(rows) / seconds }
     }
 
-    public static func run(on database: Database, rows: Int, batch: Int) async throws -> Result {
+    static func run(on database: Database, rows: Int, batch: Int) async throws -> Result {
         try await database.withSession { db in
             try await db.raw("DROP TABLE IF EXISTS bench_sightings").run()
             // The same columns, key and index as `sightings`, without the foreign keys.
