@@ -230,7 +230,7 @@ let package = Package(
 // sentinel's config). Only `scripts/fuzz` declares them (BIKEBEACON_FUZZ=1, its own build folder):
 // our modules get coverage and AddressSanitizer, the dependencies stay uninstrumented.
 if Context.environment["BIKEBEACON_FUZZ"] == "1" {
-    let instrumented: Set = ["Beacon", "Registry", "BikebeaconAPI", "Durable", "Proximity", "Sentinel", "Server"]
+    let instrumented: Set = ["Beacon", "Registry", "BikebeaconAPI", "Durable", "Proximity", "StrictYAML", "Sentinel", "Server"]
     for target in package.targets where instrumented.contains(target.name) {
         target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=fuzzer,address"])]
     }

@@ -241,6 +241,12 @@ write("SentinelConfig", "flow.yaml", b"{server: {url: 'https://b.example', token
       b"'B5B182C7-EAB1-4988-AA99-B5C1517008D9:1:25626'}], metrics: {port: 9100}}\n")
 write("SentinelConfig", "anchors.yaml", b"defaults: &d\n  timeout: 5\nserver:\n  <<: *d\n  url: \"http://x\"\n  token: >-\n    folded\n")
 
+# The strict reader alone: the config seeds, and what it must refuse.
+for name in ("example.yaml", "minimal.yaml", "flow.yaml", "anchors.yaml"):
+    write("StrictYAML", name, open(os.path.join(OUT, "SentinelConfig", name), "rb").read())
+write("StrictYAML", "quoted.yaml", b"a: 'it''s'\nb: \"tab\\there \\u00e9\"\nc: [1, {d: e}, \"f\"]\n- oops\n")
+write("StrictYAML", "nested.yaml", b"a:\n  - b:\n      - [c, [d, [e]]]\n  - ~\n" + b"x: " + b"[" * 70 + b"]" * 70 + b"\n")
+
 # Requests to the server: caller byte (0 anonymous, 1 owner, 2 sentinel), `METHOD TARGET`, newline, body.
 sighting = {"id": "s-1", "uuid": beacons[0][0], "major": 1, "minor": 25626, "event": "arrived",
             "time": "2026-11-21T10:00:00Z", "firstSeen": "2026-11-21T10:00:00Z", "lastSeen": "2026-11-21T10:00:00Z",
