@@ -40,7 +40,8 @@ struct FuzzRequest {
         guard target.first == UInt8(ascii: "/"), target.allSatisfy({ (0x21...0x7e).contains($0) }) else { return nil }
         self.method = method
         self.target = String(decoding: target, as: UTF8.self)
-        if self.target.hasPrefix("/v1/events") { return nil }
+        let path = self.target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        if path.split(separator: "/") == ["v1", "events"] { return nil }
     }
 }
 
