@@ -195,7 +195,7 @@ let package = Package(
             name: "DBusScannerTests",
             dependencies: ["Beacon", "DBus", "Scanning", "TestSupport", "bikebeacon", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "ProximityTests", dependencies: ["Proximity", "Benchmarks", "TestSupport", "bikebeacon-bench"]),
+        .testTarget(name: "ProximityTests", dependencies: ["Proximity", "Benchmarks", "TestSupport", "bikebeacon-bench", "Beacon", "Captures", "Scanning", "Tracking"]),
         .executableTarget(name: "outbox-writer", dependencies: ["Sentinel", "Beacon"], path: "Tests/OutboxWriter"),
         .testTarget(
             name: "SentinelTests",
@@ -204,6 +204,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ]
         ),
         .testTarget(name: "StrictYAMLTests", dependencies: ["StrictYAML", "TestSupport", .product(name: "Yams", package: "Yams")]),

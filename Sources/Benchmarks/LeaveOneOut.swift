@@ -28,10 +28,15 @@ public enum LeaveOneOut {
         public var fewestFlaps: Double
     }
 
-    /// The configurations the folds choose from: the two path-loss slopes, the only settings
-    /// that move the zone boundaries. The rest are physical or rate-independent and stay fixed.
+    /// The configurations the folds choose from: the two path-loss slopes, which move the zone
+    /// boundaries, and the zone switch probability, which sets how far past a boundary the level
+    /// must go. The rest are physical or rate-independent and stay fixed.
     public static let candidates: [ProximityConfiguration] = [1.0, 1.5, 2.0].flatMap { near in
-        [2.0, 2.5].map { far in ProximityConfiguration(pathLossExponent: far, nearFieldPathLossExponent: near) }
+        [2.0, 2.5].flatMap { far in
+            [0.6, 0.7, 0.8].map { switching in
+                ProximityConfiguration(pathLossExponent: far, nearFieldPathLossExponent: near, zoneSwitchProbability: switching)
+            }
+        }
     }
 
     public static func run(_ datasets: [RSSIDataset], candidates: [ProximityConfiguration] = candidates) -> [Fold] {

@@ -7,15 +7,35 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Resident memory of this process, read from /proc (Linux); nil elsewhere.
+/// Resident memory of this process, or of a child by its pid, read from /proc (Linux); nil
+/// elsewhere or once the process is gone.
 public enum ProcessMemory {
     /// Current resident set size in bytes.
     public static var residentBytes: Int? { statusField("VmRSS:") }
     /// Peak resident set size in bytes since the process started.
     public static var peakResidentBytes: Int? { statusField("VmHWM:") }
 
-    private static func statusField(_ name: String) -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+    /// Resident memory of another process, in bytes.
+    public struct Resident: Sendable {
+        public var current: Int
+        /// The most resident at once since the process started.
+        public var peak: Int
+        /// The process's own memory (heap, stacks): what its data structures cost.
+        public var anonymous: Int
+        /// Pages of its executable and libraries (and other files) mapped in: code and constant data.
+        public var file: Int
+    }
+
+    /// The resident memory of process `pid` now.
+    public static func resident(of pid: Int32) -> Resident? {
+        let process = "\(pid)"
+        guard let current = statusField("VmRSS:", process: process), let peak = statusField("VmHWM:", process: process),
+              let anonymous = statusField("RssAnon:", process: process), let file = statusField("RssFile:", process: process) else { return nil }
+        return Resident(current: current, peak: peak, anonymous: anonymous, file: file)
+    }
+
+    private static func statusField(_ name: String, process: String = "self") -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8) else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix(name) {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count >= 2, let kib = Int(fields[1]) else { return nil }

@@ -12,14 +12,18 @@ public struct ProximityEstimate: Equatable, Sendable {
     /// The distance the latest reading alone points at, metres: fresh evidence for region
     /// monitoring, which weighs it in its own filter. Nil when no reading made this estimate.
     public var readingDistance: Double?
+    /// Metres within one sigma of `distance`, through the same model as the zone: the reported
+    /// zone's band always meets it. Nil when unknown.
+    public var distanceRange: ClosedRange<Double>?
 
     public init(time: Double, filteredRSSI: Double?, distance: Double?, distanceUncertainty: Double?, zone: Zone,
-                readingDistance: Double? = nil) {
+                readingDistance: Double? = nil, distanceRange: ClosedRange<Double>? = nil) {
         self.time = time
         self.filteredRSSI = filteredRSSI
         self.distance = distance
         self.distanceUncertainty = distanceUncertainty
         self.zone = zone
         self.readingDistance = readingDistance
+        self.distanceRange = distanceRange
     }
 }

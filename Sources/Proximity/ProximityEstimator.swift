@@ -5,7 +5,7 @@ import Foundation
 /// One configuration for every receiver: the path-loss slopes were chosen by leave-one-dataset-out
 /// on herald and pcng (`bench proximity`), the rest are physical or rate-independent: a window
 /// that holds enough readings at the slowest advertising rate we support (0.1/s), shadowing of
-/// a few dB as every indoor BLE study reports, and an hour between zone changes of a parked bike.
+/// a few dB as every indoor BLE study reports, and a change test at four standard errors.
 public struct ProximityConfiguration: Sendable, Equatable {
     /// Log-distance path-loss exponent beyond 1 m: 2 in free space, higher indoors.
     public var pathLossExponent: Double
@@ -17,25 +17,29 @@ public struct ProximityConfiguration: Sendable, Equatable {
     public var defaultMeasuredPower: Double
     /// With no reading for this long the zone becomes unknown, seconds.
     public var staleAfter: Double
-    /// The median is taken over the readings of this many seconds.
+    /// The median of the readings of this many seconds follows a moving beacon.
     public var window: Double
-    /// Most readings kept per beacon; bounds memory at high advertising rates.
+    /// Most readings kept per beacon in `window`; bounds memory at high advertising rates.
     public var windowCapacity: Int
-    /// Spread of the filtered RSSI about the path-loss model at a fixed distance (log-normal
-    /// shadowing: walls, bodies, antenna orientation), dB.
+    /// While the beacon stands still, the level is the median of this many seconds: four
+    /// times fewer readings' noise than `window`, which keeps a bike parked on a zone boundary
+    /// from wandering across it.
+    public var stillWindow: Double
+    /// Most readings kept per beacon in `stillWindow`.
+    public var stillWindowCapacity: Int
+    /// The beacon counts as moved when the `window` median leaves the `stillWindow` median by
+    /// more than this many standard errors of their difference; the long window then starts
+    /// again from the short one. The test runs on every reading, about 180 independent times an
+    /// hour at any rate (one per 20 s window): at 3 σ a parked beacon would count as moved every
+    /// couple of hours from Gaussian noise alone, at 4 σ once in about four days.
+    public var moveThreshold: Double
+    /// Spread of the level about the path-loss model at a fixed distance (log-normal
+    /// shadowing: walls, bodies, antenna orientation), dB. Fixed while the beacon stands still.
     public var shadowing: Double
-    /// Expected zone changes per second: the zone filter's switching probability. Small, so
-    /// a zone changes on lasting evidence, never on a moment's.
-    public var zoneSwitchRate: Double
-    /// Filtered values closer together than this share their evidence, seconds. A median
-    /// shares most of its readings with the medians of the last few seconds, so counting each
-    /// as fresh evidence would let one noisy stretch flip the zone; a quarter of the window
-    /// keeps a parked bike's zone while a walk still changes it within about half a minute.
-    public var evidenceInterval: Double
-    /// Share of observations taken as meaningless whatever they say.
-    public var outlierShare: Double
-    /// Posterior probability a new zone needs before it is reported.
-    public var zoneDecisionProbability: Double
+    /// Posterior probability that the true level lies beyond the reported zone's edge needed
+    /// to leave that zone. 0.7 puts the edge 0.52 σ (about 3 dB) past the boundary: a parked
+    /// bike's level does not wander that far, a walk crosses it in seconds.
+    public var zoneSwitchProbability: Double
     /// RSSI spread assumed while the window holds too few readings to measure it, dB.
     public var defaultRSSISpread: Double
     /// Floor on the measured spread, dB: RSSI is reported in whole dB, so identical readings do
@@ -50,11 +54,11 @@ public struct ProximityConfiguration: Sendable, Equatable {
         staleAfter: Double = 30,
         window: Double = 20,
         windowCapacity: Int = 256,
+        stillWindow: Double = 120,
+        stillWindowCapacity: Int = 512,
+        moveThreshold: Double = 4,
         shadowing: Double = 6,
-        zoneSwitchRate: Double = 1.0 / 3600,
-        evidenceInterval: Double = 5,
-        outlierShare: Double = 0.05,
-        zoneDecisionProbability: Double = 0.9,
+        zoneSwitchProbability: Double = 0.7,
         defaultRSSISpread: Double = 6,
         minimumRSSISpread: Double = 1
     ) {
@@ -65,11 +69,11 @@ public struct ProximityConfiguration: Sendable, Equatable {
         self.staleAfter = staleAfter
         self.window = window
         self.windowCapacity = windowCapacity
+        self.stillWindow = stillWindow
+        self.stillWindowCapacity = stillWindowCapacity
+        self.moveThreshold = moveThreshold
         self.shadowing = shadowing
-        self.zoneSwitchRate = zoneSwitchRate
-        self.evidenceInterval = evidenceInterval
-        self.outlierShare = outlierShare
-        self.zoneDecisionProbability = zoneDecisionProbability
+        self.zoneSwitchProbability = zoneSwitchProbability
         self.defaultRSSISpread = defaultRSSISpread
         self.minimumRSSISpread = minimumRSSISpread
     }
@@ -84,18 +88,23 @@ public struct ProximityConfiguration: Sendable, Equatable {
 ///
 /// - Input: impossible readings (RSSI ≥ 0 dBm, or −127 and below, which controllers use for
 ///   "no value") are dropped.
-/// - Filter: median RSSI over the last `window` seconds (robust to fades and reflections, and
-///   time-based so any advertising rate works).
-/// - Distance: `PathLossModel` (log-distance, its own slope inside 1 m).
+/// - Level: median RSSI (robust to fades and reflections, and time-based so any advertising
+///   rate works) over the last `stillWindow` seconds while the beacon stands still, over the
+///   last `window` seconds once their medians disagree beyond chance (it moved).
 /// - Uncertainty: shadowing and the median's standard error (1.2533·σ/√N, σ from the MAD of
-///   this beacon's own readings), carried through the model.
-/// - Zone: `ZoneFilter`, a Bayes filter over the zones: the first reading only opens the
-///   posterior, so one misleading reading cannot hold the zone, and a parked beacon on a
-///   boundary keeps its zone.
+///   this beacon's own readings): the posterior of the true level.
+/// - Distance: that level through `PathLossModel` (log-distance, its own slope inside 1 m),
+///   held at the reported zone's edge while the zone holds against it (see `clamp`);
+///   `distanceRange` is the level ± one sigma through the same model.
+/// - Zone: `ZoneFilter` on the same level and posterior: the zone bands are the distance bands
+///   mapped through the same model, so the zone and the distance shown agree within the
+///   uncertainty; a parked beacon on a boundary keeps its zone, and the first zone is that of
+///   the first level, which the next readings overturn if it was misleading.
 /// - Staleness: nothing heard for `staleAfter` seconds → unknown, and the next reading starts afresh.
 public struct ProximityEstimator: Sendable {
     public let configuration: ProximityConfiguration
     private var window: RSSIWindow
+    private var stillWindow: RSSIWindow
     private var zoneFilter: ZoneFilter
     private var measuredPower: Double?
     private var lastTime: Double?
@@ -104,12 +113,8 @@ public struct ProximityEstimator: Sendable {
     public init(configuration: ProximityConfiguration = .init()) {
         self.configuration = configuration
         window = RSSIWindow(span: configuration.window, capacity: configuration.windowCapacity)
-        zoneFilter = ZoneFilter(settings: .init(
-            switchRate: configuration.zoneSwitchRate,
-            evidenceInterval: configuration.evidenceInterval,
-            outlierShare: configuration.outlierShare,
-            decisionProbability: configuration.zoneDecisionProbability
-        ))
+        stillWindow = RSSIWindow(span: max(configuration.window, configuration.stillWindow), capacity: configuration.stillWindowCapacity)
+        zoneFilter = ZoneFilter(switchProbability: configuration.zoneSwitchProbability)
     }
 
     /// Whether a raw reading can be a real signal strength.
@@ -127,6 +132,7 @@ public struct ProximityEstimator: Sendable {
         if let lastTime {
             if now - lastTime > configuration.staleAfter || now < lastTime - Self.reorderTolerance {
                 window.removeAll()
+                stillWindow.removeAll()
                 zoneFilter.reset()
             } else {
                 now = max(now, lastTime)
@@ -136,29 +142,57 @@ public struct ProximityEstimator: Sendable {
         lastTime = now
         let reading = rssi + configuration.rxOffset
         window.append(time: now, rssi: reading)
-        guard let statistics = window.statistics() else { return estimate(at: now) }
+        stillWindow.append(time: now, rssi: reading)
+        // One reading's spread, measured on the longer window (more readings, and the same
+        // receiver), sets the standard error of both medians.
+        guard let still = stillWindow.statistics(), let shortMedian = window.median else { return estimate(at: now) }
+        let spread = max(still.spread ?? configuration.defaultRSSISpread, configuration.minimumRSSISpread)
+        var level = (median: still.median, standardError: Self.standardError(spread: spread, count: stillWindow.count))
+        let recent = (median: shortMedian, standardError: Self.standardError(spread: spread, count: window.count))
+        let difference = (recent.standardError * recent.standardError + level.standardError * level.standardError).squareRoot()
+        if abs(recent.median - level.median) > configuration.moveThreshold * difference {
+            // Moved: what the beacon read before says nothing about where it is now.
+            stillWindow.removeAll(before: now - configuration.window)
+            level = recent
+        }
 
         let model = configuration.model(measuredPower: self.measuredPower ?? configuration.defaultMeasuredPower)
-        let spread = max(statistics.spread ?? configuration.defaultRSSISpread, configuration.minimumRSSISpread)
-        let standardError = 1.2533 * spread / Double(window.count).squareRoot()
-        let uncertainty = (configuration.shadowing * configuration.shadowing + standardError * standardError).squareRoot()
+        let uncertainty = (configuration.shadowing * configuration.shadowing + level.standardError * level.standardError).squareRoot()
         let zone = zoneFilter.update(
-            time: now,
-            level: statistics.median,
+            level: level.median,
             spread: uncertainty,
             immediateAbove: model.rssi(at: Zone.immediateLimit),
             farBelow: model.rssi(at: Zone.nearLimit)
         )
         let estimate = ProximityEstimate(
             time: now,
-            filteredRSSI: statistics.median,
-            distance: model.distance(rssi: statistics.median),
-            distanceUncertainty: abs(model.slope(rssi: statistics.median)) * uncertainty,
+            filteredRSSI: level.median,
+            distance: model.distance(rssi: Self.clamp(level.median, into: zone, immediateAbove: model.rssi(at: Zone.immediateLimit),
+                                                      farBelow: model.rssi(at: Zone.nearLimit))),
+            distanceUncertainty: abs(model.slope(rssi: level.median)) * uncertainty,
             zone: zone,
-            readingDistance: model.distance(rssi: reading)
+            readingDistance: model.distance(rssi: reading),
+            distanceRange: model.distance(rssi: level.median + uncertainty)...model.distance(rssi: level.median - uncertainty)
         )
         last = estimate
         return estimate
+    }
+
+    /// The level nearest `level` inside `zone`'s band: the most likely level given the zone
+    /// reported. While the zone holds against a level up to the switch margin past its edge, the
+    /// distance shown stays at that edge, so it always lies in the zone shown.
+    static func clamp(_ level: Double, into zone: Zone, immediateAbove: Double, farBelow: Double) -> Double {
+        switch zone {
+        case .immediate: max(level, immediateAbove)
+        case .near: min(max(level, farBelow), immediateAbove)
+        case .far: min(level, farBelow)
+        case .unknown: level
+        }
+    }
+
+    /// Standard error of the median of `count` readings spread by `spread` (1.2533·σ/√N).
+    static func standardError(spread: Double, count: Int) -> Double {
+        1.2533 * spread / Double(max(1, count)).squareRoot()
     }
 
     /// How far back a reading may be stamped and still count as merely reordered, seconds.

@@ -48,11 +48,23 @@ struct RSSIWindow: Sendable, Equatable {
         head = 0
     }
 
+    /// Drops the readings stamped before `time`: what a window forgets once the beacon has moved.
+    mutating func removeAll(before time: Double) {
+        while head < readings.count, readings[head].time < time {
+            sorted.remove(at: Self.insertionIndex(of: readings[head].rssi, in: sorted))
+            head += 1
+        }
+    }
+
+    /// Median RSSI; nil when empty.
+    var median: Double? {
+        sorted.isEmpty ? nil : Self.median(ofSorted: sorted)
+    }
+
     /// Median RSSI and a robust standard deviation (1.4826 × MAD, which equals σ for Gaussian
     /// noise); the deviation is nil with fewer than three readings, where it means nothing.
     func statistics() -> (median: Double, spread: Double?)? {
-        guard !sorted.isEmpty else { return nil }
-        let median = Self.median(ofSorted: sorted)
+        guard let median else { return nil }
         guard sorted.count >= 3 else { return (median, nil) }
         return (median, 1.4826 * medianAbsoluteDeviation(from: median))
     }

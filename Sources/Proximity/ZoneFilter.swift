@@ -1,80 +1,52 @@
 import Foundation
 
-/// A Bayes (hidden Markov) filter over the three zones: principled hysteresis in place of a
-/// margin and a dwell time.
+/// The zone reported for a level, decided on the same model that gives the distance, so the
+/// two cannot disagree by more than the model's own uncertainty.
 ///
-/// - Observation: the filtered RSSI scatters around the level the path-loss model predicts for
-///   the true distance (log-normal shadowing, spread σ). A zone's likelihood is the chance that a
-///   level drawn around the observation falls in the zone's RSSI band; a small share of
-///   observations is taken as meaningless (fades, reflections), so no single one can decide.
-/// - Transition: the beacon changes zone at `switchRate` per second; the prior leaks that much
-///   towards the neighbouring zones between observations.
-/// - Evidence is weighted by the time it covers (at most one `evidenceInterval` per observation),
-///   so a beacon heard ten times a second does not count as ten times the evidence: successive
-///   medians share most of their readings.
-/// - The first zone is the one the first level lies in; after that the reported zone changes
-///   only to a zone the posterior is `decisionProbability` sure of: on a boundary the posterior
-///   hovers near a half and the zone stays put.
+/// - Posterior: the true level (the one the path-loss model predicts for the true distance)
+///   is the observed level give or take the shadowing and the level's standard error. Shadowing
+///   (walls, bodies, antenna pattern) is fixed while the beacon stands still, so it does not
+///   average out over more readings: a parked beacon's posterior stays as broad as the
+///   shadowing, however long it is heard. Multiplying readings as independent evidence made the
+///   first filter overconfident, and on a boundary its posterior wandered between 10 % and 90 %
+///   and flapped.
+/// - Decision: the first zone is the band the level lies in. After that the zone changes only
+///   when the posterior puts at least `switchProbability` on the far side of the reported zone's
+///   edge. So the level always lies inside the reported zone's band or within
+///   Φ⁻¹(`switchProbability`) standard deviations of it (0.52 σ at 0.7): the distance shown is in
+///   the zone shown, within its uncertainty, by construction.
 struct ZoneFilter: Sendable, Equatable {
-    struct Settings: Sendable, Equatable {
-        var switchRate: Double
-        var evidenceInterval: Double
-        var outlierShare: Double
-        var decisionProbability: Double
-    }
-
-    let settings: Settings
-    /// P(immediate), P(near), P(far); nil before the first observation.
-    private(set) var posterior: [Double]?
+    /// Posterior probability beyond the reported zone's edge needed to leave it.
+    let switchProbability: Double
     private(set) var zone: Zone = .unknown
-    private var lastTime = 0.0
 
-    init(settings: Settings) {
-        self.settings = settings
+    init(switchProbability: Double) {
+        self.switchProbability = switchProbability
     }
 
     mutating func reset() {
-        posterior = nil
         zone = .unknown
     }
 
     /// - Parameters:
-    ///   - level: filtered RSSI, dBm.
-    ///   - spread: one-sigma uncertainty of that level about the model, dB.
+    ///   - level: estimated RSSI, dBm.
+    ///   - spread: one-sigma uncertainty of the true level given that estimate, dB.
     ///   - immediateAbove: RSSI at the immediate/near boundary; `farBelow` at the near/far boundary.
-    mutating func update(time: Double, level: Double, spread: Double, immediateAbove: Double, farBelow: Double) -> Zone {
-        let immediate = Self.normalCDF((level - immediateAbove) / spread)
-        let far = Self.normalCDF((farBelow - level) / spread)
-        let outlier = settings.outlierShare
-        let likelihood = [immediate, max(0, 1 - immediate - far), far].map { (1 - outlier) * $0 + outlier / 3 }
-        var next: [Double]
-        if let posterior {
-            let elapsed = max(0, time - lastTime)
-            let leak = 1 - exp(-settings.switchRate * elapsed)
-            // Zones are ordered: a beacon passes through near on its way between immediate and far.
-            let prior = [
-                (1 - leak) * posterior[0] + leak * posterior[1] / 2,
-                (1 - leak) * posterior[1] + leak * (posterior[0] + posterior[2]),
-                (1 - leak) * posterior[2] + leak * posterior[1] / 2,
-            ]
-            let weight = min(1, elapsed / settings.evidenceInterval)
-            next = zip(prior, likelihood).map { $0 * pow($1, weight) }
-        } else {
-            next = likelihood
+    mutating func update(level: Double, spread: Double, immediateAbove: Double, farBelow: Double) -> Zone {
+        let band: Zone = level > immediateAbove ? .immediate : level < farBelow ? .far : .near
+        guard zone != .unknown else {
+            zone = band
+            return zone
         }
-        let total = next.reduce(0, +)
-        guard total > 0, total.isFinite else { return zone }
-        next = next.map { $0 / total }
-        posterior = next
-        lastTime = time
-        let best = next.indices.max { next[$0] < next[$1] } ?? 1
-        if zone == .unknown {
-            // The first zone is the one the level lies in, so it agrees with the distance shown;
-            // the posterior is still broad, and the next readings move it if it was wrong.
-            zone = level > immediateAbove ? .immediate : level < farBelow ? .far : .near
-        } else if next[best] >= settings.decisionProbability {
-            zone = [Zone.immediate, .near, .far][best]
+        guard band != zone, spread > 0 else { return zone }
+        // The reported zone's edge on the side the level went: leaving immediate or coming
+        // up from far crosses the immediate/near edge's or the near/far edge's level.
+        let edge: Double = switch zone {
+        case .immediate: immediateAbove
+        case .far: farBelow
+        default: band == .immediate ? immediateAbove : farBelow
         }
+        if Self.normalCDF(abs(level - edge) / spread) >= switchProbability { zone = band }
         return zone
     }
 

@@ -59,15 +59,19 @@ public actor Outbox {
                 "PRAGMA journal_mode = WAL",
                 "PRAGMA synchronous = FULL",
                 "PRAGMA busy_timeout = 5000",
+                // `seq` is the rowid: a new row takes the largest plus one, so the queue keeps its
+                // order. AUTOINCREMENT would also write its sqlite_sequence page on every commit.
                 """
                 CREATE TABLE IF NOT EXISTS outbox (
-                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    seq INTEGER PRIMARY KEY,
                     id TEXT NOT NULL UNIQUE,
                     event TEXT NOT NULL,
                     body TEXT NOT NULL
                 )
                 """,
-                "CREATE INDEX IF NOT EXISTS outbox_event_seq ON outbox(event, seq)",
+                // Earlier outboxes indexed (event, seq) for `trim`, which deletes only when the outbox
+                // is full: a page more written per sighting on the SD card, for a scan of ≤ maxRows rows.
+                "DROP INDEX IF EXISTS outbox_event_seq",
             ] {
                 _ = try await connection.query(statement)
             }

@@ -5,6 +5,7 @@ import ArgumentParser
 import Benchmarks
 import Foundation
 import Logging
+import Registry
 import Scanning
 import Sentinel
 
@@ -16,7 +17,9 @@ struct SentinelBenchCommand: AsyncParsableCommand {
         Writes a btsnoop capture of --advertisements reports from --beacons tags (round robin, 1 Hz \
         each), 1 % of them on the missing list, then replays it twice in this process: once reading \
         the capture alone (the baseline), once through the full sentinel with an unreachable server, \
-        so every sighting is committed to the outbox and stays there.
+        so every sighting is committed to the outbox and stays there. Then, when `bikebeacon` is \
+        beside this executable, the same capture through `bikebeacon sentinel --replay` in its own \
+        process: the sentinel's own resident memory, sampled from /proc, without this bench's.
         """
     )
 
@@ -81,6 +84,52 @@ struct SentinelBenchCommand: AsyncParsableCommand {
         print(Table.render(header: ["elapsed s", "RSS MB"],
                            rows: stride(from: 0, to: samples.count, by: step).map { [fmt(samples[$0].0, 2), fmt(Double(samples[$0].1) / 1_048_576, 1)] }
                                + (samples.last.map { [[fmt($0.0, 2), fmt(Double($0.1) / 1_048_576, 1)]] } ?? [])))
+
+        let executable = ThisExecutable.sibling("bikebeacon")
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            print("\nno bikebeacon beside bikebeacon-bench: the sentinel process was not measured (swift build -c release --product bikebeacon)")
+            return
+        }
+        try await measureProcess(executable, capture: capture, missing: missing, directory: directory)
+    }
+
+    /// `bikebeacon sentinel --replay` on the capture, in its own process: its RSS over the run.
+    private func measureProcess(_ executable: String, capture: String, missing: [MissingBike], directory: URL) async throws {
+        let state = directory.appendingPathComponent("process-state").path
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        try MissingListCache(path: state + "/missing-list.json").save(
+            MissingListSnapshot(version: 1, etag: nil, confirmedAt: Date().timeIntervalSince1970, bikes: missing))
+        let config = directory.appendingPathComponent("sentinel.yaml").path
+        try """
+        server: {url: "http://127.0.0.1:9", token: bench, timeout: 0.2}
+        stateDirectory: \(state)
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["sentinel", "--config", config, "--replay", capture, "--drain-timeout", "0"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let clock = Stopwatch()
+        try process.run()
+        var samples: [(seconds: Double, memory: ProcessMemory.Resident)] = []
+        while process.isRunning {
+            if let memory = ProcessMemory.resident(of: process.processIdentifier) { samples.append((clock.seconds, memory)) }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        process.waitUntilExit()
+        let seconds = clock.seconds
+        guard process.terminationStatus == 0, let last = samples.last else {
+            throw ValidationError("bikebeacon sentinel --replay exited with status \(process.terminationStatus) after \(fmt(seconds, 1)) s")
+        }
+        func mb(_ bytes: Int) -> String { fmt(Double(bytes) / 1_048_576, 1) }
+        print("\nbikebeacon sentinel --replay in its own process (\(executable)): \(fmt(seconds, 2)) s, RSS sampled every 0.1 s")
+        let step = max(1, samples.count / 10)
+        let rows = (Array(stride(from: 0, to: samples.count, by: step)) + [samples.count - 1]).map { index in
+            let (elapsed, memory) = samples[index]
+            return [fmt(elapsed, 2), mb(memory.current), mb(memory.anonymous), mb(memory.file), mb(memory.peak)]
+        }
+        print(Table.render(header: ["elapsed s", "RSS MB", "own (anonymous) MB", "mapped files MB", "peak so far MB"], rows: rows))
+        print("sentinel peak RSS (VmHWM): \(mb(last.memory.peak)) MB; goal ≤ 20 MB, flat")
     }
 
     private func cpuSeconds() -> Double {

@@ -20,14 +20,13 @@ struct ProximityEstimatorTests {
         return zones
     }
 
-    /// A step from 2 m (near) to 0.2 m (immediate) or 8 m (far) is reported within 40 s at 1 and
-    /// 10 readings/s and within 50 s at 0.1/s, and then held (seen: 27–31 s and 36 s). That is
-    /// about half the 20 s window for the median to cross plus the evidence the zone filter
-    /// wants after an hour in one zone; at 0.1/s each reading is a big step of evidence, but
-    /// few come.
+    /// A step from 2 m (near) to 0.2 m (immediate) or 8 m (far) is reported within 20 s at 0.1,
+    /// 1 and 10 readings/s, and then held (seen: 6–11 s). The still window's two minutes do
+    /// not slow it: the 20 s median leaves it beyond chance within a few readings, and the level
+    /// starts again from there.
     @Test(arguments: [0.1, 1.0, 10.0], [0.2, 8.0])
     func stepChangeConvergesWithinStatedTime(rate: Double, target: Double) {
-        let bound = max(40, 5 / rate)
+        let bound = 20.0
         var signal = Signal(seed: 1)
         var estimator = ProximityEstimator()
         let before = Self.feed(&estimator, &signal, from: 0, duration: 120, rate: rate, distance: 2)
@@ -118,28 +117,31 @@ struct ProximityEstimatorTests {
         #expect(estimate.distance == nil)
     }
 
-    /// A bike parked exactly on the 0.5 m or 3 m boundary of the estimator's model, with
-    /// realistic noise (4 dB, 5 % deep fades, whole dB, jittered intervals) for an hour: at most
-    /// 6 zone changes (one per 10 minutes), where the unfiltered log-distance method changes
-    /// zone hundreds of times. Counted after the first 30 s: on an exact boundary the first
-    /// zone is a coin toss, and settling it once is not flapping.
+    /// A bike parked exactly on the 0.5 m or 3 m boundary of the estimator's model for an hour,
+    /// with the noise of the real sets (6 dB per reading, as pcng's carried phones; 5 % deep
+    /// fades; whole dB; jittered intervals), heard once or ten times a second, three seeds: at
+    /// most one zone change in the hour, where the unfiltered log-distance method changes zone
+    /// hundreds of times. Counted after the first 30 s: on an exact boundary the first zone is
+    /// a coin toss, and settling it once is not flapping.
     @Test(arguments: [Zone.immediateLimit, Zone.nearLimit], [1.0, 10.0])
     func boundaryParkedBeaconDoesNotFlap(boundary: Double, rate: Double) {
-        var signal = Signal(seed: 5)
-        var estimator = ProximityEstimator()
-        var raw = ProximityMethod.rawLogDistance.makeEstimator(measuredPower: signal.measuredPower)
-        var ours: [Zone] = [], anchor: [Zone] = []
-        var time = 0.0
-        while time < 3600 {
-            let rssi = signal.reading(mean: estimator.configuration.model(measuredPower: signal.measuredPower).rssi(at: boundary),
-                                      sigma: 4, fadeShare: 0.05)
-            let zone = estimator.update(time: time, rssi: rssi, measuredPower: signal.measuredPower).zone
-            if time >= 30 { ours.append(zone) }
-            anchor.append(raw.zone(time: time, rssi: rssi))
-            time += signal.interval(rate: rate)
+        for seed: UInt64 in [5, 6, 7] {
+            var signal = Signal(seed: seed)
+            var estimator = ProximityEstimator()
+            var raw = ProximityMethod.rawLogDistance.makeEstimator(measuredPower: signal.measuredPower)
+            var ours: [Zone] = [], anchor: [Zone] = []
+            var time = 0.0
+            while time < 3600 {
+                let rssi = signal.reading(mean: estimator.configuration.model(measuredPower: signal.measuredPower).rssi(at: boundary),
+                                          sigma: 6, fadeShare: 0.05)
+                let zone = estimator.update(time: time, rssi: rssi, measuredPower: signal.measuredPower).zone
+                if time >= 30 { ours.append(zone) }
+                anchor.append(raw.zone(time: time, rssi: rssi))
+                time += signal.interval(rate: rate)
+            }
+            #expect(changes(ours) <= 1, "\(changes(ours)) zone changes in an hour (seed \(seed))")
+            #expect(changes(anchor) > 500)
         }
-        #expect(changes(ours) <= 6, "\(changes(ours)) zone changes in an hour")
-        #expect(changes(anchor) > 500)
     }
 
     /// rxOffset is added to every reading: +6 dB raises the filtered RSSI by 6 dB and halves the

@@ -30,7 +30,7 @@ struct ZoneModelTests {
 
     /// Walking away at 0.5 m/s from 1 m to 10 m, heard once or five times a second: near, then
     /// far, one change, within 45 s of crossing 3 m (the median's lag plus the evidence the
-    /// zone filter wants; a region's exit does not wait for it, see RegionMonitor).
+    /// hysteresis wants; a region's exit does not wait for it, see RegionMonitor).
     @Test(arguments: [1.0, 5.0])
     func aWalkAcrossTheBoundaryChangesZoneOnce(rate: Double) throws {
         var signal = Signal(seed: 12)

@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteNIO
 import Testing
 import TestSupport
 @testable import Sentinel
@@ -70,6 +71,35 @@ import TestSupport
             try await outbox.append(TestValues.sighting(.present, at: TestValues.t0 + 9))
             #expect(try await outbox.peek(limit: 10) == kept)
             #expect(try await outbox.counts() == [.arrived: 2, .departed: 2])
+        }
+    }
+
+    /// An upgraded sentinel opens the outbox an earlier release made (seq AUTOINCREMENT and an
+    /// (event, seq) index): what it queued is still sent in order, and trimming still works.
+    @Test func anOutboxFromAnEarlierReleaseKeepsItsQueue() async throws {
+        let path = try TestValues.temporaryDirectory().appendingPathComponent("outbox.sqlite").path
+        let queued = [TestValues.sighting(.arrived, at: TestValues.t0), TestValues.sighting(.present, at: TestValues.t0 + 1)]
+        let earlier = try await SQLiteConnection.open(storage: .file(path: path))
+        for statement in [
+            "PRAGMA journal_mode = WAL",
+            "CREATE TABLE outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, event TEXT NOT NULL, body TEXT NOT NULL)",
+            "CREATE INDEX outbox_event_seq ON outbox(event, seq)",
+        ] {
+            _ = try await earlier.query(statement)
+        }
+        for sighting in queued {
+            _ = try await earlier.query("INSERT INTO outbox (id, event, body) VALUES (?, ?, ?)", [
+                .text(sighting.id.uuidString.lowercased()), .text(sighting.event.rawValue),
+                .text(String(decoding: try JSONEncoder().encode(sighting), as: UTF8.self)),
+            ])
+        }
+        try await earlier.close()
+
+        let later = [TestValues.sighting(.present, at: TestValues.t0 + 2), TestValues.sighting(.departed, at: TestValues.t0 + 3)]
+        try await TestValues.withOutbox(path: path, maxRows: 3) { outbox in
+            for sighting in later { try await outbox.append(sighting) }
+            // Full at 3: the oldest present went, the rest keep their order.
+            #expect(try await outbox.peek(limit: 10) == [queued[0], later[0], later[1]])
         }
     }
 
