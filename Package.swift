@@ -228,3 +228,24 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer harnesses that need the package's dependencies (the server through its router, the
+// sentinel's config). Only `scripts/fuzz` declares them (BIKEBEACON_FUZZ=1, its own build folder):
+// our modules get coverage and AddressSanitizer, the dependencies stay uninstrumented.
+if Context.environment["BIKEBEACON_FUZZ"] == "1" {
+    let instrumented: Set = ["Beacon", "Registry", "BikebeaconAPI", "Durable", "Proximity", "StrictYAML", "Sentinel", "Server"]
+    for target in package.targets where instrumented.contains(target.name) {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=fuzzer,address"])]
+    }
+    let harness = { (name: String, dependencies: [Target.Dependency]) in
+        Target.executableTarget(name: "Fuzz\(name)", dependencies: dependencies + ["CFuzzDriver"], path: "Fuzz/\(name)",
+                                linkerSettings: [.unsafeFlags(["-sanitize=address"])])
+    }
+    package.targets += [
+        .target(name: "CFuzzDriver", path: "Fuzz/CFuzzDriver"),
+        harness("SentinelConfig", ["Sentinel"]),
+        harness("ServerRequests", ["Server", "Beacon", "BikebeaconAPI", .product(name: "Hummingbird", package: "hummingbird"),
+                                   .product(name: "NIOEmbedded", package: "swift-nio"),
+                                   .product(name: "Logging", package: "swift-log")]),
+    ]
+}

@@ -5,6 +5,7 @@ Usage: make-seeds.py OUTDIR. Seeds are small (libFuzzer mutates small inputs fas
 after a few whole records, H4 packets and AD payloads are taken from those captures, the RSSI CSVs
 keep their first lines, and D-Bus messages are marshalled here the way BlueZ sends them.
 """
+import json
 import os
 import struct
 import sys
@@ -213,3 +214,64 @@ for name, text in [("greeting", "220 mail.example.org ESMTP ready\r\n"),
                    ("ehlo", "250-mail.example.org\r\n250-PIPELINING\r\n250-STARTTLS\r\n250-AUTH PLAIN LOGIN\r\n250 8BITMIME\r\n"),
                    ("refused", "550 5.1.1 no such user\r\n"), ("bare", "354\n")]:
     write("SMTP", name, text.encode())
+
+# The missing list as the server sends it (full, then deltas; 0x1E between bodies), with the design
+# notes' real beacon identities.
+beacons = [("B5B182C7-EAB1-4988-AA99-B5C1517008D9", 1, 25626), ("426C7565-4368-6172-6D42-6561636F6E73", 3838, 4949),
+           ("494E5445-4C4C-495F-524F-434B535F4857", 20597, 62207)]
+
+
+def missing_beacon(i):
+    uuid, major, minor = beacons[i]
+    return {"uuid": uuid, "major": major, "minor": minor,
+            "description": {"make": "Brompton", "model": "C Line", "colour": "racing green", "frameNumber": "BR12%d" % i}}
+
+
+full = json.dumps({"version": 7, "beacons": [missing_beacon(0), missing_beacon(1)]}).encode()
+delta = json.dumps({"since": 7, "version": 9, "added": [missing_beacon(2)],
+                    "removed": [{"uuid": beacons[0][0], "major": beacons[0][1], "minor": beacons[0][2]}]}).encode()
+write("MissingList", "full", full)
+write("MissingList", "full-then-delta", full + b"\x1e" + delta)
+write("MissingList", "empty", json.dumps({"version": 0, "beacons": []}).encode())
+
+# The sentinel's config: the shipped example, and smaller ones in the shapes the tests use.
+write("SentinelConfig", "example.yaml", open(os.path.join(ROOT, "deploy", "sentinel.example.yaml"), "rb").read())
+write("SentinelConfig", "minimal.yaml", b"server:\n  url: http://127.0.0.1:8080\n  token: s3cret\nstateDirectory: /tmp/state\n")
+write("SentinelConfig", "flow.yaml", b"{server: {url: 'https://b.example', token: t}, ownBikes: [{name: a, beacon: "
+      b"'B5B182C7-EAB1-4988-AA99-B5C1517008D9:1:25626'}], metrics: {port: 9100}}\n")
+write("SentinelConfig", "anchors.yaml", b"defaults: &d\n  timeout: 5\nserver:\n  <<: *d\n  url: \"http://x\"\n  token: >-\n    folded\n")
+
+# The strict reader alone: the config seeds, and what it must refuse.
+for name in ("example.yaml", "minimal.yaml", "flow.yaml", "anchors.yaml"):
+    write("StrictYAML", name, open(os.path.join(OUT, "SentinelConfig", name), "rb").read())
+write("StrictYAML", "quoted.yaml", b"a: 'it''s'\nb: \"tab\\there \\u00e9\"\nc: [1, {d: e}, \"f\"]\n- oops\n")
+write("StrictYAML", "nested.yaml", b"a:\n  - b:\n      - [c, [d, [e]]]\n  - ~\n" + b"x: " + b"[" * 70 + b"]" * 70 + b"\n")
+
+# Requests to the server: caller byte (0 anonymous, 1 owner, 2 sentinel), `METHOD TARGET`, newline, body.
+sighting = {"id": "s-1", "uuid": beacons[0][0], "major": 1, "minor": 25626, "event": "arrived",
+            "time": "2026-11-21T10:00:00Z", "firstSeen": "2026-11-21T10:00:00Z", "lastSeen": "2026-11-21T10:00:00Z",
+            "rssi": -67, "distance": 2.5, "zone": "near"}
+bike = {"name": "Commuter", "make": "Brompton", "model": "C Line", "colour": "racing green", "frameNumber": "BR123",
+        "beacon": {"uuid": beacons[1][0], "major": beacons[1][1], "minor": beacons[1][2]}}
+requests = [
+    (2, "POST /v1/sightings", {"sightings": [sighting, dict(sighting, id="s-2", event="left", distance=None)]}),
+    (2, "GET /v1/missing", None),
+    (2, "GET /v1/missing?since=1", None),
+    (0, "POST /v1/accounts", {"email": "ana@example.com", "password": "correct horse battery"}),
+    (0, "POST /v1/sessions", {"email": "ana@example.com", "password": "correct horse battery"}),
+    (1, "POST /v1/bikes", bike),
+    (1, "PATCH /v1/bikes/{bike}", {"notes": "bell on the left", "colour": "blue"}),
+    (1, "GET /v1/bikes/{bike}/sightings?limit=5&format=csv", None),
+    (1, "GET /v1/bikes/{bike}/sightings?cursor=abc&limit=2", None),
+    (1, "POST /v1/bikes/{bike}/recovered", None),
+    (1, "PUT /v1/account/webhook", {"url": "https://hooks.example.com/bike", "secret": "0123456789abcdef"}),
+    (1, "PUT /v1/account/notifications", {"push": True, "email": False}),
+    (1, "POST /v1/push/subscriptions", {"endpoint": "https://push.example.com/x", "keys": {"p256dh": "BAAA", "auth": "AAAA"}}),
+    (1, "GET /v1/account/export", None),
+    (1, "GET /v1/account/sessions", None),
+    (0, "POST /v1/password-reset", {"email": "ana@example.com"}),
+    (0, "POST /v1/password-reset/confirm", {"token": "x", "password": "another horse battery"}),
+    (0, "GET /healthz", None),
+]
+for i, (caller, line, body) in enumerate(requests):
+    write("ServerRequests", "request-%02d" % i, bytes([caller]) + line.encode() + b"\n" + (json.dumps(body).encode() if body else b""))

@@ -149,14 +149,36 @@ public enum SentinelRunner {
         var lastTime = 0.0
         var lastListCheck = now()
         var presence = mqtt?.presence()
+        var pending = PendingSightings(limit: configuration.outboxMaxRows)
+        var warnedDropping = false
+        /// Into the outbox, or held in memory while it cannot take them (a full disk must not stop the sentinel).
+        func commit(_ sightings: [Sighting]) async {
+            let dropped = pending.dropped
+            switch await pending.commit(sightings, append: { try await outbox.append($0) }) {
+            case .none:
+                break
+            case let .startedHolding(error):
+                logger.error("cannot write to the outbox; new sightings are held in memory and written as soon as it takes writes again: is the state directory's disk full?",
+                             metadata: ["error": "\(error)", "outbox": "\(outbox.path)", "held": "\(pending.held.count)",
+                                        "heldAtMost": "\(pending.limit)"])
+            case let .resumed(written):
+                warnedDropping = false
+                logger.notice("the outbox takes writes again; the sightings held in memory are written", metadata: ["written": "\(written)"])
+            }
+            if pending.dropped > dropped, !warnedDropping {
+                warnedDropping = true
+                logger.warning("too many sightings held in memory while the outbox cannot be written; the oldest 'present' ones are dropped",
+                               metadata: ["held": "\(pending.held.count)", "dropped": "\(pending.dropped)"])
+            }
+        }
         /// `heard`: the advertisement the output came from, if any; `time`: when, if not `lastTime`.
         func deliver(_ out: SentinelCore.Output, heard advertisement: Advertisement? = nil, at time: Double? = nil) async throws {
             for sighting in out.sightings {
-                try await outbox.append(sighting)
                 created += 1
                 logger.info("sighting", metadata: ["event": "\(sighting.event.rawValue)", "beacon": "\(sighting.beacon)",
                                                    "zone": "\(sighting.zone.rawValue)", "rssi": "\(sighting.rssi)", "id": "\(sighting.id)"])
             }
+            if !out.sightings.isEmpty || !pending.held.isEmpty { await commit(out.sightings) }
             for raised in out.alarms {
                 await stats.alarm()
                 alarms.append(Task { await alarm.raise(raised) })
@@ -232,6 +254,11 @@ public enum SentinelRunner {
             }
         }
         await stats.scanner(await scanner.counts())
+        if !pending.held.isEmpty { await commit([]) }
+        if !pending.held.isEmpty {
+            logger.error("sightings held in memory could not be written to the outbox before the end and are lost",
+                         metadata: ["lost": "\(pending.held.count)", "outbox": "\(outbox.path)"])
+        }
         // An alarm in flight finishes even when the scan has ended.
         for task in alarms { await task.value }
         return created
