@@ -1,3 +1,4 @@
+import Logging
 import SQLKit
 
 /// Replicas sharing a database read the same due rows. A row is sent only by the worker whose
@@ -8,13 +9,20 @@ enum DeliveryLease {
     static let duration: Int64 = 30_000
 
     /// Whether this worker now holds row `id` of `table` (key column `key`), last seen due at `dueAt`.
-    static func claim(_ table: String, key: String, id: Int64, dueAt: Int64, now: Int64, database: Database) async throws -> Bool {
-        try await database.withSession { db in
-            try await db.raw("""
-                UPDATE \(unsafeRaw: table) SET next_attempt_ms = \(bind: now + duration)
-                WHERE \(unsafeRaw: key) = \(bind: id) AND next_attempt_ms = \(bind: dueAt) AND delivered_ms IS NULL AND failed_ms IS NULL
-                RETURNING \(unsafeRaw: key)
-                """).first() != nil
+    /// A database error means no: the row stays queued for the next round, and the log says so.
+    static func claim(_ table: String, key: String, id: Int64, dueAt: Int64, now: Int64, database: Database, logger: Logger) async -> Bool {
+        do {
+            return try await database.withSession { db in
+                try await db.raw("""
+                    UPDATE \(unsafeRaw: table) SET next_attempt_ms = \(bind: now + duration)
+                    WHERE \(unsafeRaw: key) = \(bind: id) AND next_attempt_ms = \(bind: dueAt) AND delivered_ms IS NULL AND failed_ms IS NULL
+                    RETURNING \(unsafeRaw: key)
+                    """).first() != nil
+            }
+        } catch {
+            logger.error("could not claim a queued delivery; it stays queued for the next round",
+                         metadata: ["table": "\(table)", "id": "\(id)", "error": "\(error)"])
+            return false
         }
     }
 }

@@ -52,13 +52,8 @@ struct NotificationQueue: Sendable {
     }
 
     private func deliver(_ row: Row, claimedAt time: Int64) async {
-        do {
-            guard try await DeliveryLease.claim("notification_deliveries", key: "id", id: row.id, dueAt: row.nextAttempt, now: time,
-                                                database: database) else { return }
-        } catch {
-            logger.error("could not claim queued notification", metadata: ["delivery": "\(row.id)", "error": "\(error)"])
-            return
-        }
+        guard await DeliveryLease.claim("notification_deliveries", key: "id", id: row.id, dueAt: row.nextAttempt, now: time,
+                                        database: database, logger: logger) else { return }
         let outcome: DeliveryOutcome
         if let channel = NotificationChannel(rawValue: row.channel), let sender = senders[channel],
            let notification = try? JSONDecoder().decode(OwnerNotification.self, from: Data(row.payload.utf8)) {

@@ -95,13 +95,8 @@ struct WebhookWorker: Service {
     }
 
     private func deliver(_ item: Due, claimedAt time: Int64) async {
-        do {
-            guard try await DeliveryLease.claim("deliveries", key: "event_id", id: item.eventID, dueAt: item.nextAttempt, now: time,
-                                                database: database) else { return }
-        } catch {
-            logger.error("could not claim a queued webhook delivery", metadata: ["eventID": "\(item.eventID)", "error": "\(error)"])
-            return
-        }
+        guard await DeliveryLease.claim("deliveries", key: "event_id", id: item.eventID, dueAt: item.nextAttempt, now: time,
+                                        database: database, logger: logger) else { return }
         let body = Array(item.payload.utf8)
         var request = HTTPClientRequest(url: item.url)
         request.method = .POST
