@@ -1,6 +1,10 @@
 import BikebeaconAPI
-import Foundation
 import Registry
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// What the server answered to a missing-list request.
 public enum MissingListAnswer: Equatable, Sendable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Sightings on their way into the outbox. When the outbox cannot take one (its disk full, its file
 /// unwritable) the sighting is held in memory, in order, and written by a later `commit` once the
