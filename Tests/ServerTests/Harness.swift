@@ -148,6 +148,26 @@ func expectError(_ response: TestResponse, _ status: HTTPResponse.Status, _ code
 }
 
 /// Real beacon identities from the design notes' vectors (decoded from captured advertisements).
+/// An owner's `/v1/events` stream on a live server, read until `done` accepts the text so far.
+func readEvents(port: Int, token: String, until done: @escaping @Sendable (String) -> Bool) -> Task<String, any Error> {
+    Task {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/events")
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))
+        #expect(response.status.code == 200)
+        #expect(response.headers.first(name: "Content-Type") == "text/event-stream")
+        var text = ""
+        for try await chunk in response.body {
+            text += String(buffer: chunk)
+            if done(text) { break }
+        }
+        return text
+    }
+}
+
+/// The stream has delivered a whole sighting event.
+@Sendable func holdsASighting(_ text: String) -> Bool { text.contains("event: sighting") && text.hasSuffix("\n\n") }
+
 enum Fixture {
     static let beaconA = "B5B182C7-EAB1-4988-AA99-B5C1517008D9"
     static let beaconB = "426C7565-4368-6172-6D42-6561636F6E73"

@@ -179,31 +179,9 @@ enum NotificationScenarios {
             let bike = try await client.bike(owner)
             _ = try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: owner)
 
-            let stream = Task { () -> String in
-                var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/events")
-                request.headers.add(name: "Authorization", value: "Bearer \(owner)")
-                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))
-                #expect(response.status.code == 200)
-                #expect(response.headers.first(name: "Content-Type") == "text/event-stream")
-                var text = ""
-                for try await chunk in response.body {
-                    text += String(buffer: chunk)
-                    if text.contains("event: sighting"), text.hasSuffix("\n\n") { break }
-                }
-                return text
-            }
+            let stream = readEvents(port: port, token: owner, until: holdsASighting)
             // The other owner's stream must stay silent.
-            let otherStream = Task { () -> String in
-                var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/events")
-                request.headers.add(name: "Authorization", value: "Bearer \(other)")
-                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))
-                var text = ""
-                for try await chunk in response.body {
-                    text += String(buffer: chunk)
-                    if text.contains("event:") { break }
-                }
-                return text
-            }
+            let otherStream = readEvents(port: port, token: other) { $0.contains("event:") }
             try await Task.sleep(for: .milliseconds(400))
             let batch = Fixture.Batch(sightings: [Fixture.sighting(event: "departed")])
             #expect(try await client.send(.post, "/v1/sightings", token: sentinel, json: batch).status == .ok)

@@ -36,17 +36,7 @@ enum ReplicaScenarios {
                     #expect(after.status == .ok && after.headers[.eTag] != tag)
                     #expect(try b.decode(MissingList.self, after).beacons.count == 1)
 
-                    let stream = Task { () -> String in
-                        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/events")
-                        request.headers.add(name: "Authorization", value: "Bearer \(owner)")
-                        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))
-                        var text = ""
-                        for try await chunk in response.body {
-                            text += String(buffer: chunk)
-                            if text.contains("event: sighting"), text.hasSuffix("\n\n") { break }
-                        }
-                        return text
-                    }
+                    let stream = readEvents(port: port, token: owner, until: holdsASighting)
                     let watchdog = Task {
                         try await Task.sleep(for: .seconds(10))
                         stream.cancel()
