@@ -1,6 +1,16 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// How the shipped executables link in a Linux release build. The static Swift runtime's link line
+/// exports every public symbol (-export-dynamic), which kept all of them alive past --gc-sections and
+/// put 30 k names in the dynamic symbol table; and ld.gold writes one 24-byte relocation per pointer
+/// (1.9 MB), which the loader reads at every start. lld packs those into RELR (16 KB; glibc ≥ 2.36,
+/// Debian 12 and Raspberry Pi OS bookworm). Smaller binaries, fewer pages resident (#12).
+let leanReleaseLink: [LinkerSetting] = [
+    .unsafeFlags(["-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
+                 .when(platforms: [.linux], configuration: .release)),
+]
+
 let package = Package(
     name: "bikebeacon",
     platforms: [.macOS(.v14)],
@@ -86,7 +96,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-            ]
+            ],
+            linkerSettings: leanReleaseLink
         ),
         // A throwaway bikebeacon-server child on a free loopback port: the demo's, and the tests' free port.
         .target(name: "LocalServer", dependencies: ["ServerClient", "Subprocesses", .product(name: "NIOHTTP1", package: "swift-nio")]),
@@ -174,7 +185,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            linkerSettings: leanReleaseLink
         ),
 
         .target(name: "TestSupport", path: "Tests/TestSupport"),
