@@ -67,6 +67,7 @@ let package = Package(
 
         // Edges: radios and capture files in, advertisements out.
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         // libdbus wrapped: connection, messages, a pure value codec.
         .target(name: "DBus", dependencies: ["CDBus"]),
@@ -147,7 +148,7 @@ let package = Package(
             name: "bikebeacon",
             dependencies: [
                 "Beacon", "Proximity", "Regions", "Registry", "Scanning", "Captures", "HCI", "Tracking", "Analysis", "Sentinel",
-                "Owners", "ServerClient", "BikebeaconAPI", "LocalServer", "Durable",
+                "Owners", "ServerClient", "BikebeaconAPI", "LocalServer", "Durable", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
