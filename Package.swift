@@ -106,8 +106,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
-            linkerSettings: leanReleaseLink + sentinelCodeOrder
+            ]
         ),
         // A throwaway bikebeacon-server child on a free loopback port: the demo's, and the tests' free port.
         .target(name: "LocalServer", dependencies: ["ServerClient", "Subprocesses", .product(name: "NIOHTTP1", package: "swift-nio")]),
@@ -152,7 +151,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-            ]
+            ],
+            linkerSettings: leanReleaseLink + sentinelCodeOrder
         ),
 
         // Email: an SMTP client on SwiftNIO (no SMTP package is available) and MIME rendering.
