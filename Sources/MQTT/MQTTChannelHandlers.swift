@@ -6,7 +6,10 @@ enum MQTTConnectionEvent: Sendable {
     case malformed(MQTTProtocolError)
     case failed(any Error)
     case closed
-    case tick
+    /// The ticker's clock when it fired. Timeouts are judged at that moment, not when the loop gets
+    /// to the tick: on a busy machine a CONNACK or PINGRESP that came first waits ahead of it in the
+    /// queue, and must not be timed out by the delay.
+    case tick(ContinuousClock.Instant)
 }
 
 /// Frames the byte stream into packets with the pure parser.

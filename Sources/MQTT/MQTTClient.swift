@@ -109,7 +109,7 @@ public actor MQTTClient {
         let ticker = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
-                sink.yield(.tick)
+                sink.yield(.tick(.now))
             }
         }
         let opened = ContinuousClock.now
@@ -134,8 +134,7 @@ public actor MQTTClient {
                 case .closed:
                     logger.warning("the MQTT broker closed the connection; reconnecting", metadata: ["broker": "\(broker)"])
                     break loop
-                case .tick:
-                    let now = ContinuousClock.now
+                case let .tick(now):
                     let keepAlive = Duration.seconds(Int(configuration.keepAlive))
                     if !wasAccepted, now - opened > .seconds(configuration.connectTimeout) {
                         logger.warning("the MQTT broker did not answer CONNECT; reconnecting", metadata: ["broker": "\(broker)"])
@@ -148,7 +147,8 @@ public actor MQTTClient {
                         }
                         if pingSent == nil, now - lastSent >= keepAlive {
                             send([.pingreq])
-                            pingSent = now
+                            // When it really went out, which a late tick's reading is not.
+                            pingSent = .now
                         }
                     }
                 }
