@@ -147,7 +147,6 @@ func expectError(_ response: TestResponse, _ status: HTTPResponse.Status, _ code
     #expect(response.headers[.contentType]?.hasPrefix("application/json") == true, sourceLocation: sourceLocation)
 }
 
-/// Real beacon identities from the design notes' vectors (decoded from captured advertisements).
 /// An owner's `/v1/events` stream on a live server, read until `done` accepts the text so far.
 func readEvents(port: Int, token: String, until done: @escaping @Sendable (String) -> Bool) -> Task<String, any Error> {
     Task {
@@ -168,6 +167,7 @@ func readEvents(port: Int, token: String, until done: @escaping @Sendable (Strin
 /// The stream has delivered a whole sighting event.
 @Sendable func holdsASighting(_ text: String) -> Bool { text.contains("event: sighting") && text.hasSuffix("\n\n") }
 
+/// Real beacon identities from the design notes' vectors (decoded from captured advertisements).
 enum Fixture {
     static let beaconA = "B5B182C7-EAB1-4988-AA99-B5C1517008D9"
     static let beaconB = "426C7565-4368-6172-6D42-6561636F6E73"
