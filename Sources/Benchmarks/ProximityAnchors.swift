@@ -72,22 +72,45 @@ struct HomeAssistantAnchor: ZoneEstimating {
 }
 
 /// AltBeacon's RunningAverageRssiFilter (20 s, top and bottom 10 % dropped) and its default curve.
+///
+/// AltBeacon sorts the window on every reading; the window here is kept sorted as readings come
+/// and go (the same multiset, so the same trimmed mean), which makes a whole-dataset run of this
+/// anchor linear in the window instead of n log n per reading.
 struct AltBeaconAnchor: ZoneEstimating {
     let measuredPower: Double
-    var readings: [(time: Double, rssi: Double)] = []
+    /// Readings in arrival order; those before `oldest` have left the window.
+    private var arrivals: [(time: Double, rssi: Double)] = []
+    private var oldest = 0
+    private var sorted: [Double] = []
 
     init(measuredPower: Double) { self.measuredPower = measuredPower }
 
     mutating func zone(time: Double, rssi: Double) -> Zone {
-        readings.append((time, rssi))
-        readings.removeAll { $0.time < time - 20 }
-        let sorted = readings.map(\.rssi).sorted()
+        arrivals.append((time, rssi))
+        sorted.insert(rssi, at: Self.firstIndex(notBelow: rssi, in: sorted))
+        while arrivals[oldest].time < time - 20 {
+            sorted.remove(at: Self.firstIndex(notBelow: arrivals[oldest].rssi, in: sorted))
+            oldest += 1
+        }
+        if oldest > 1_024, oldest * 2 > arrivals.count {
+            arrivals.removeFirst(oldest)
+            oldest = 0
+        }
         let cut = sorted.count / 10
         let kept = sorted[cut..<(sorted.count - cut)]
         let average = kept.reduce(0, +) / Double(kept.count)
         let ratio = average / measuredPower
         let distance = ratio < 1 ? pow(ratio, 10) : 0.42093 * pow(ratio, 6.9476) + 0.54992
         return Zone(distance: distance)
+    }
+
+    private static func firstIndex(notBelow value: Double, in sorted: [Double]) -> Int {
+        var low = 0, high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }
 

@@ -80,7 +80,8 @@ public actor Outbox {
                 _ = try await connection.query(statement)
             }
         } catch {
-            try? await connection.close()
+            // Often the error is cancellation (SIGTERM during start-up), which the plain close would also obey.
+            try? await closeEvenIfCancelled(connection)
             throw OutboxError.cannotOpen(path: path, reason: String(describing: error))
         }
         return Outbox(connection: connection, path: path, maxRows: max(1, maxRows), logger: logger)
@@ -150,10 +151,14 @@ public actor Outbox {
         return result
     }
 
-    /// Closes the database. Runs even when the calling task is cancelled (as on SIGTERM): the
-    /// thread pool refuses work for a cancelled task, and an unclosed connection must not remain.
+    /// Closes the database, even when the calling task is cancelled (as on SIGTERM).
     public func close() async throws {
-        let connection = self.connection
+        try await Self.closeEvenIfCancelled(connection)
+    }
+
+    /// The thread pool refuses work for a cancelled task, so a plain `close()` there would leave
+    /// the handle open (and trip SQLiteNIO's assertion when the connection is freed).
+    static func closeEvenIfCancelled(_ connection: SQLiteConnection) async throws {
         try await Task { try await connection.close() }.value
     }
 

@@ -1,5 +1,6 @@
 import Beacon
 import Testing
+import TestSupport
 
 /// Any byte sequence gives a frame or a typed error, never a trap; and whatever decodes is a
 /// real iBeacon: re-encoding it gives back the bytes it came from.
@@ -10,7 +11,7 @@ struct DecoderFuzzTests {
         "4c000215b5b182c7eab14988aa99b5c1517008d90001641ac5",
     ].compactMap { Hex.bytes($0) }
 
-    @Test func millionRandomAndMutatedInputs() throws {
+    @Test(.cpuBound) func millionRandomAndMutatedInputs() throws {
         var rng = Xoshiro(seed: 0x5EED)
         var decoded = 0, rejected = 0
         for round in 0..<1_000_000 {

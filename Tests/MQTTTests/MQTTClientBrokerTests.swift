@@ -17,8 +17,8 @@ import TestSupport
         return configuration
     }
 
-    static func status(_ broker: Mosquitto) throws -> String? {
-        try broker.retained("t/status").last?.payload
+    static func status(_ broker: Mosquitto) async throws -> String? {
+        try await broker.retained("t/status").last?.payload
     }
 
     @Test func logsInPublishesAndSaysGoodbye() async throws {
@@ -28,13 +28,13 @@ import TestSupport
         await client.publish([MQTTMessage(topic: "t/state", text: #"{"zone":"near"}"#, retain: true),
                               MQTTMessage(topic: "t/zero", text: "0", qos: .atMostOnce, retain: true)])
         #expect(await client.flush(timeout: .seconds(30)))
-        let retained = try broker.retained()
+        let retained = try await broker.retained()
         #expect(retained.contains(.init(retained: true, topic: "t/state", payload: #"{"zone":"near"}"#)))
         #expect(retained.contains(.init(retained: true, topic: "t/zero", payload: "0")))
-        #expect(try Self.status(broker) == "online")
+        #expect(try await Self.status(broker) == "online")
         running.cancel()
         await running.value
-        #expect(try Self.status(broker) == "offline")
+        #expect(try await Self.status(broker) == "offline")
     }
 
     @Test func aWrongPasswordIsRefusedWithAReasonAndRetried() async throws {
@@ -64,11 +64,11 @@ import TestSupport
         #expect(await eventually { await !client.isConnected })
         await client.publish(MQTTMessage(topic: "t/while-down", text: "kept", retain: true))
         #expect(await !client.flush(timeout: .milliseconds(300)))
-        try broker.start(port: port)
+        try await broker.start(port: port)
         #expect(await client.flush(timeout: .seconds(30)))
         #expect(await client.connections == 2)
         // The restarted broker remembers nothing: what it holds came over the new connection.
-        let retained = try broker.retained()
+        let retained = try await broker.retained()
         #expect(retained.contains(.init(retained: true, topic: "t/while-down", payload: "kept")))
         #expect(retained.contains(.init(retained: true, topic: "t/status", payload: "online")))
         #expect(log.messages.contains { $0.contains("closed the connection") })
@@ -82,7 +82,7 @@ import TestSupport
         let running = Task { await client.run() }
         await client.publish(MQTTMessage(topic: "t/tls", text: "sealed", retain: true))
         #expect(await client.flush(timeout: .seconds(30)))
-        #expect(try broker.retained("t/tls").map(\.payload) == ["sealed"])
+        #expect(try await broker.retained("t/tls").map(\.payload) == ["sealed"])
         running.cancel()
         await running.value
     }

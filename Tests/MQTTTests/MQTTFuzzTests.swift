@@ -1,6 +1,7 @@
 import Benchmarks
 import Testing
 @testable import MQTT
+import TestSupport
 
 /// Whatever a broker sends, the parser gives a packet, "need more" or an error: never a trap or
 /// a loop. Inputs are random bytes and mutations of real packets (the bytes mosquitto sends a
@@ -19,7 +20,7 @@ import Testing
                              will: MQTTMessage(topic: "w", text: "offline", retain: true))),
     ].map { $0.encode() }
 
-    @Test func randomAndMutatedInputsNeverTrap() throws {
+    @Test(.cpuBound) func randomAndMutatedInputsNeverTrap() throws {
         var rng = SplitMix64(seed: 0x4D51_5454)
         var outcomes = (packets: 0, incomplete: 0, errors: 0)
         for round in 0..<300_000 {

@@ -88,7 +88,7 @@ import TestSupport
     @Test func serverDownIsTransient() async throws {
         let sink = try await SMTPSink.start(security: .none)
         let port = sink.port
-        sink.stop()
+        await sink.shutDown()
         await #expect {
             try await SMTPClient(url: try SMTPURL(parsing: "smtp://127.0.0.1:\(port)"), timeout: .seconds(5)).send(MIMETests.message)
         } throws: { _ in true }

@@ -16,9 +16,9 @@ struct RangeCommandTests {
     /// The capture hears this beacon every 10 s, then not from 43.5 s to 105.5 s: at 20x the
     /// screen shows it in range within a second, out of range after about 4 s, back after 5.3 s.
     @Test(.enabled(if: Tmux.available, "tmux is not installed (scripts/setup --test installs it): skipping the terminal test"))
-    func liveScreenInTmuxShowsTheZoneUpdatesAndRestoresTheTerminalOnCtrlC() throws {
+    func liveScreenInTmuxShowsTheZoneUpdatesAndRestoresTheTerminalOnCtrlC() async throws {
         let tmux = try Tmux(command: [Paths.executable("bikebeacon").path, "range", "--beacon", Self.beacon, "--replay", Self.capture, "--speed", "20"])
-        let first = try #require(try tmux.waitFor(timeout: 10) { Self.zone($0).map { ["IMMEDIATE", "NEAR", "FAR"].contains($0) } ?? false },
+        let first = try #require(try await tmux.waitFor(timeout: 10) { Self.zone($0).map { ["IMMEDIATE", "NEAR", "FAR"].contains($0) } ?? false },
                                  "the zone of a bike heard at 5.5 s appears")
         #expect(first.count == 24 && first.allSatisfy { $0.count <= 80 })
         #expect(first[0].hasPrefix("bikebeacon range: beacon") && first[0].hasSuffix("replay govee-h5100.btsnoop x20"))
@@ -29,37 +29,37 @@ struct RangeCommandTests {
         #expect(try tmux.value("cursor_flag") == "0", "the cursor is hidden while the view runs")
 
         let lastHeard = first.first { $0.hasPrefix("  LAST HEARD") }
-        let later = try #require(try tmux.waitFor(timeout: 2) { $0.first { $0.hasPrefix("  LAST HEARD") } != lastHeard },
+        let later = try #require(try await tmux.waitFor(timeout: 2) { $0.first { $0.hasPrefix("  LAST HEARD") } != lastHeard },
                                  "the screen refreshes between readings")
         #expect(Self.zone(later).map(Self.zones.contains) == true)
 
-        let lost = try tmux.waitFor(timeout: 10) { Self.zone($0) == "OUT OF RANGE" }
+        let lost = try await tmux.waitFor(timeout: 10) { Self.zone($0) == "OUT OF RANGE" }
         #expect(lost?.contains("  DISTANCE     unknown") == true, "62 s without the beacon (3 s at 20x) shows OUT OF RANGE")
-        let back = try tmux.waitFor(timeout: 10) { Self.zone($0).map { $0 != "OUT OF RANGE" } ?? false }
+        let back = try await tmux.waitFor(timeout: 10) { Self.zone($0).map { $0 != "OUT OF RANGE" } ?? false }
         #expect(back != nil, "the bike comes back in range when heard again")
 
         try tmux.send("C-c")
-        #expect(try tmux.waitForExit(timeout: 5) == 0, "Ctrl-C ends the program")
+        #expect(try await tmux.waitForExit(timeout: 5) == 0, "Ctrl-C ends the program")
         #expect(try tmux.value("alternate_on") == "0", "the normal screen is back")
         #expect(try tmux.value("cursor_flag") == "1", "the cursor is visible again")
         #expect(try !tmux.screen().contains { $0.contains("ZONE") }, "the view's screen is gone")
     }
 
     @Test(.enabled(if: Tmux.available, "tmux is not installed (scripts/setup --test installs it): skipping the terminal test"))
-    func sigtermAlsoRestoresTheTerminal() throws {
+    func sigtermAlsoRestoresTheTerminal() async throws {
         let tmux = try Tmux(command: [Paths.executable("bikebeacon").path, "range", "--beacon", Self.beacon, "--replay", Self.capture])
-        _ = try #require(try tmux.waitFor(timeout: 10) { Self.zone($0) != nil })
+        _ = try #require(try await tmux.waitFor(timeout: 10) { Self.zone($0) != nil })
         let pid = try #require(try tmux.programPID())
         kill(pid, SIGTERM)
-        #expect(try tmux.waitForExit(timeout: 5) == 0)
+        #expect(try await tmux.waitForExit(timeout: 5) == 0)
         #expect(try tmux.value("alternate_on") == "0")
         #expect(try tmux.value("cursor_flag") == "1")
     }
 
     @Test(.enabled(if: Tmux.available, "tmux is not installed (scripts/setup --test installs it): skipping the terminal test"))
-    func failureRestoresTheTerminalThenExplains() throws {
+    func failureRestoresTheTerminalThenExplains() async throws {
         let tmux = try Tmux(command: [Paths.executable("bikebeacon").path, "range", "--beacon", Self.beacon, "--replay", "/nonexistent/capture.btsnoop"])
-        #expect(try tmux.waitForExit(timeout: 10) == 1)
+        #expect(try await tmux.waitForExit(timeout: 10) == 1)
         #expect(try tmux.value("alternate_on") == "0")
         #expect(try tmux.value("cursor_flag") == "1")
         #expect(try tmux.screen().joined().contains("bikebeacon range: cannot read /nonexistent/capture.btsnoop: No such file or directory"),

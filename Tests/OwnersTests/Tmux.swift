@@ -40,19 +40,19 @@ final class Tmux {
     }
 
     /// Polls every 100 ms until `condition` holds on the screen; nil if `timeout` seconds pass first.
-    func waitFor(timeout: Double, _ condition: ([String]) -> Bool) throws -> [String]? {
+    func waitFor(timeout: Double, _ condition: ([String]) -> Bool) async throws -> [String]? {
         let deadline = Date().addingTimeInterval(timeout)
         repeat {
             let lines = try screen()
             if condition(lines) { return lines }
-            Thread.sleep(forTimeInterval: 0.1)
+            try await Task.sleep(for: .milliseconds(100))
         } while Date() < deadline
         return nil
     }
 
     /// The program's exit status once the shell has printed it, nil if it still runs after `timeout` seconds.
-    func waitForExit(timeout: Double) throws -> Int? {
-        let lines = try waitFor(timeout: timeout) { $0.contains { $0.hasPrefix("EXIT=") } }
+    func waitForExit(timeout: Double) async throws -> Int? {
+        let lines = try await waitFor(timeout: timeout) { $0.contains { $0.hasPrefix("EXIT=") } }
         return lines?.first { $0.hasPrefix("EXIT=") }.flatMap { Int($0.dropFirst(5)) }
     }
 

@@ -25,7 +25,7 @@ struct ProximityBenchTests {
     /// log-distance method, the best anchor on both (`bench proximity`), by at least 2 points of
     /// balanced accuracy, and flaps less than room-assistant's Kalman filter. (The slower
     /// windowed anchors are left to the bench.)
-    @Test(arguments: ["herald", "pcng"])
+    @Test(.cpuBound, arguments: ["herald", "pcng"])
     func oursLeadsEveryAnchorOnTheWholeDataset(name: String) throws {
         guard let dataset = try rssiDataset(name, whole: true) else { return }
         let results = ProximityBench.run(dataset, methods: [.ours, .rawLogDistance, .roomAssistant])
@@ -38,7 +38,7 @@ struct ProximityBenchTests {
     /// changes zone at most once an hour; pcng's phones are carried by people standing apart, and
     /// there ours flaps no more than AltBeacon's 20 s average, the least-flapping anchor
     /// (`bench proximity`).
-    @Test(arguments: ["herald", "pcng"])
+    @Test(.cpuBound, arguments: ["herald", "pcng"])
     func oursBarelyFlapsOnTheWholeDataset(name: String) throws {
         guard let dataset = try rssiDataset(name, whole: true) else { return }
         let results = ProximityBench.run(dataset, methods: [.ours, .altBeacon])

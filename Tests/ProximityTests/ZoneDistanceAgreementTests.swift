@@ -62,7 +62,7 @@ struct ZoneDistanceAgreementTests {
 
     /// Every reading of every constant-distance stream: the excerpts in Tests/Fixtures/rssi, and
     /// the whole herald and pcng sets when ../shared/data is there.
-    @Test(arguments: ["fixtures/herald", "fixtures/pcng", "shared/herald", "shared/pcng"])
+    @Test(.cpuBound, arguments: ["fixtures/herald", "fixtures/pcng", "shared/herald", "shared/pcng"])
     func onTheDatasets(source: String) throws {
         let parts = source.split(separator: "/")
         guard let dataset = try rssiDataset(String(parts[1]), whole: parts[0] == "shared") else { return }

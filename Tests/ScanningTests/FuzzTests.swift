@@ -3,6 +3,7 @@ import Benchmarks
 import Captures
 import Scanning
 import Testing
+import TestSupport
 
 /// Random and mutated real bytes into the HCI parser and each capture reader: no crash, no
 /// hang, totals that add up. Seeded, so a failure reproduces.
@@ -72,7 +73,7 @@ struct FuzzTests {
         #expect(decoded > 0, "mutations of real events still decode some iBeacons")
     }
 
-    @Test(arguments: captures)
+    @Test(.cpuBound, arguments: captures)
     func captureReadersSurviveMutatedRealFiles(_ name: String) throws {
         let bytes = try fixtureBytes(name)
         var reader = try CaptureReader(MemoryBytes(bytes))

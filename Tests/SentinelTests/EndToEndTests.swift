@@ -89,7 +89,7 @@ struct EndToEndTests {
         let dir = try TestValues.temporaryDirectory()
         let missing = [SentinelCoreTests.missing]
         let server = try ServerHarness(directory: dir)
-        let token = try server.enrolSentinel(name: "cafe")
+        let token = try await server.enrolSentinel(name: "cafe")
         try await server.start()
         defer { server.stop() }
         let owner = try await server.ownerWithMissingBikes(missing)
@@ -126,7 +126,7 @@ struct EndToEndTests {
         let dir = try TestValues.temporaryDirectory()
         // A rate-limited server makes the upload slow enough to be killed in the middle of it.
         let server = try ServerHarness(directory: dir, extraArguments: ["--sentinel-rate", "4"])
-        let token = try server.enrolSentinel(name: "garage")
+        let token = try await server.enrolSentinel(name: "garage")
         try await server.start()
         defer { server.stop() }
         let owner = try await server.ownerWithMissingBikes(Self.beacons)
@@ -177,7 +177,7 @@ struct EndToEndTests {
     @Test func aBikeMarkedRecoveredGetsNoMoreReportsAndListChangesArePickedUp() async throws {
         let dir = try TestValues.temporaryDirectory()
         let server = try ServerHarness(directory: dir)
-        let token = try server.enrolSentinel(name: "station")
+        let token = try await server.enrolSentinel(name: "station")
         try await server.start()
         defer { server.stop() }
         let owner = try await server.ownerWithMissingBikes([SentinelCoreTests.missing])

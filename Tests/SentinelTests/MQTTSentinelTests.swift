@@ -37,9 +37,9 @@ import TestSupport
     @Test func replayPublishesDiscoveryPresenceStatesAndThenRemovesARemovedBike() async throws {
         let broker = try await Mosquitto.started()
         let dir = try SentinelCommandTests.stateDirectory(missing: [TestValues.bike(SentinelCoreTests.missing)])
-        let finish = try broker.watch()
+        let finish = try await broker.watch()
         let result = try await run("bikebeacon", Self.sentinel(try Self.config(dir), broker: broker))
-        let seen = finish()
+        let seen = await finish()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("connected to the MQTT broker"))
         func payloads(_ topic: String) -> [String] { seen.filter { $0.topic == topic }.map(\.payload) }
@@ -83,7 +83,7 @@ import TestSupport
         #expect(payloads("espresense/rooms/garage/status") == ["online", "offline"])
         // A clean stop says offline itself; everything else stays retained for Home Assistant.
         #expect(payloads("bikebeacon/garage/status") == ["online", "offline"])
-        let retained = try broker.retained()
+        let retained = try await broker.retained()
         #expect(retained.contains { $0.topic == "homeassistant/device_tracker/garage/commuter/config" })
         #expect(retained.contains { $0.topic == "bikebeacon/garage/bikes/commuter/presence" && $0.payload == "not_home" })
 
@@ -91,7 +91,7 @@ import TestSupport
         let again = try await run("bikebeacon", Self.sentinel(try Self.config(dir, bikes: ""), broker: broker))
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stderr.contains("removing retained MQTT topics"))
-        let after = try broker.retained()
+        let after = try await broker.retained()
         #expect(!after.contains { $0.topic.contains("commuter") })
         #expect(after.contains { $0.topic == "homeassistant/sensor/garage/missing_in_range/config" })
     }
@@ -107,31 +107,31 @@ import TestSupport
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        func retained(_ topic: String) throws -> String? { try broker.retained(topic).last?.payload }
-        #expect(try await Self.eventually { try retained("bikebeacon/garage/bikes/commuter/presence") == "not_home" })
-        #expect(try retained("bikebeacon/garage/status") == "online")
+        func retained(_ topic: String) async throws -> String? { try await broker.retained(topic).last?.payload }
+        #expect(try await Self.eventually { try await retained("bikebeacon/garage/bikes/commuter/presence") == "not_home" })
+        #expect(try await retained("bikebeacon/garage/status") == "online")
 
         // A broker restarted without persistence forgets everything; the sentinel reconnects and
         // publishes its status, discovery and states again.
         let port = broker.port
         broker.stop()
-        try broker.start(port: port)
-        #expect(try await Self.eventually { try retained("bikebeacon/garage/status") == "online" })
-        #expect(try await Self.eventually { try retained("homeassistant/device_tracker/garage/commuter/config") != nil })
-        #expect(try retained("bikebeacon/garage/bikes/commuter/presence") == "not_home")
+        try await broker.start(port: port)
+        #expect(try await Self.eventually { try await retained("bikebeacon/garage/status") == "online" })
+        #expect(try await Self.eventually { try await retained("homeassistant/device_tracker/garage/commuter/config") != nil })
+        #expect(try await retained("bikebeacon/garage/bikes/commuter/presence") == "not_home")
 
         // kill -9: no goodbye, so the broker publishes the last will.
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        #expect(try await Self.eventually { try retained("bikebeacon/garage/status") == "offline" })
+        #expect(try await Self.eventually { try await retained("bikebeacon/garage/status") == "offline" })
     }
 
-    static func eventually(_ seconds: Double = 60, _ condition: () throws -> Bool) async throws -> Bool {
+    static func eventually(_ seconds: Double = 60, _ condition: () async throws -> Bool) async throws -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
-            if try condition() { return true }
+            if try await condition() { return true }
             try await Task.sleep(for: .milliseconds(200))
         }
-        return try condition()
+        return try await condition()
     }
 }

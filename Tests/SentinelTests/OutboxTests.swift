@@ -103,6 +103,22 @@ import TestSupport
         }
     }
 
+    /// SIGTERM cancels the sentinel's task, maybe while the outbox is opening: the handle must
+    /// still close (SQLiteNIO's plain close is skipped in a cancelled task, and a debug build
+    /// then dies on its "not closed before deinitializing" assertion).
+    @Test func aCancelledTaskStillClosesTheDatabase() async throws {
+        let path = try TestValues.temporaryDirectory().appendingPathComponent("outbox.sqlite").path
+        let connection = try await SQLiteConnection.open(storage: .file(path: path))
+        let closing = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            await #expect(throws: CancellationError.self) { try await connection.close() }
+            #expect(!connection.isClosed)
+            try await Outbox.closeEvenIfCancelled(connection)
+        }
+        try await closing.value
+        #expect(connection.isClosed)
+    }
+
     @Test func aPathThatCannotBeOpenedIsATypedError() async throws {
         await #expect(throws: OutboxError.self) {
             _ = try await Outbox.open(path: "/nonexistent-dir-\(UUID().uuidString)/outbox.sqlite")

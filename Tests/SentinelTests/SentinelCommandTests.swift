@@ -95,7 +95,8 @@ import TestSupport
         #expect(metrics.contains("bikebeacon_outbox_depth \(queued).0\n"))
         #expect(metrics.contains("bikebeacon_scanner_restarts_total 0\n"), "a capture never restarts")
         process.terminate()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // The sentinel drains and writes its last status first: read (and wait) off the cooperative pool.
+        let stderr = try await offPool { String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
         process.waitUntilExit()
         #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(stderr)")
         #expect(stderr.contains("sentinel stopped"))

@@ -35,8 +35,9 @@ final class ServerHarness: @unchecked Sendable {
     var url: String { "http://127.0.0.1:\(port)" }
 
     /// Enrols a sentinel; returns its token (the last line the command prints).
-    func enrolSentinel(name: String) throws -> String {
-        let result = try runServerCommand(["sentinels", "add", "--name", name, "--latitude", "52.3676", "--longitude", "4.9041", "--database", database])
+    func enrolSentinel(name: String) async throws -> String {
+        guard let binary = Self.binary else { throw HarnessError("no bikebeacon-server binary") }
+        let result = try await run(path: binary.path, ["sentinels", "add", "--name", name, "--latitude", "52.3676", "--longitude", "4.9041", "--database", database])
         let lines = result.stdout.split(separator: "\n")
         guard result.status == 0, let token = lines.last.map(String.init) else { throw HarnessError("sentinels add failed: \(result.stderr)") }
         return token
@@ -120,21 +121,6 @@ final class ServerHarness: @unchecked Sendable {
             all += try JSONDecoder().decode(ServerSightingPage.self, from: body).sightings
         }
         return all
-    }
-
-    private func runServerCommand(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        guard let binary = Self.binary else { throw HarnessError("no bikebeacon-server binary") }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
     }
 }
 

@@ -86,7 +86,7 @@ enum MailScenarios {
     static func smtpOutage(_ backend: Backend) async throws {
         let first = try await SMTPSink.start(security: .starttls)
         let port = first.port
-        first.stop()
+        await first.shutDown()
         let clock = Clock()
         let harness = try await Harness.make(backend, options: try options(first, clock: clock, auth: false) {
             $0.webhookBackoff = Backoff(initial: 0.5, maximum: 2, maxAttempts: 1_000, jitter: 0)

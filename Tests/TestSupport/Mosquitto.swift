@@ -53,7 +53,7 @@ public final class Mosquitto: @unchecked Sendable {
             throw Failure(description: "mosquitto_passwd failed")
         }
         caFile = tls ? try Self.makeCertificates(in: directory) : nil
-        try start(port: nil)
+        try launchOnAnyPort(wanted: nil)
     }
 
     deinit { stop() }
@@ -63,8 +63,13 @@ public final class Mosquitto: @unchecked Sendable {
         try await offPool { try Mosquitto(tls: tls) }
     }
 
-    /// Starts on `port`, or on a random free one (trying again when it is taken).
-    public func start(port wanted: Int? = nil) throws {
+    /// Starts again on `port` (a restarted broker, which remembers nothing).
+    public func start(port: Int) async throws {
+        try await offPool { try self.launchOnAnyPort(wanted: port) }
+    }
+
+    /// Starts on `wanted`, or on a random free port (trying again when it is taken). Blocks.
+    private func launchOnAnyPort(wanted: Int?) throws {
         for _ in 0..<20 {
             let candidate = wanted ?? Int.random(in: 20_000...60_000)
             if try launch(port: candidate) {
@@ -91,7 +96,11 @@ public final class Mosquitto: @unchecked Sendable {
 
     /// Retained messages now on the broker. mosquitto_sub `--retained-only` prints them and
     /// exits at the first live message, a marker published until it has.
-    public func retained(_ topic: String = "#") throws -> [Received] {
+    public func retained(_ topic: String = "#") async throws -> [Received] {
+        try await offPool { try self.retainedNow(topic) }
+    }
+
+    private func retainedNow(_ topic: String) throws -> [Received] {
         let marker = "bikebeacon-test/marker"
         let process = try subscriber(topic, extra: ["--retained-only", "-t", marker])
         for _ in 0..<300 where process.isRunning {
@@ -105,14 +114,14 @@ public final class Mosquitto: @unchecked Sendable {
     }
 
     /// Starts `mosquitto_sub` on `topic`; `finish` stops it and returns what it printed.
-    public func watch(_ topic: String = "#") throws -> () -> [Received] {
+    public func watch(_ topic: String = "#") async throws -> @Sendable () async -> [Received] {
         let process = try subscriber(topic, extra: [])
         let out = process.standardOutput as? Pipe
         // Give the subscription time to be in place before the caller acts.
-        Thread.sleep(forTimeInterval: 0.5)
+        try await Task.sleep(for: .milliseconds(500))
         return {
             kill(process.processIdentifier, SIGKILL)
-            let data = out?.fileHandleForReading.readDataToEndOfFile() ?? Data()
+            let data = (try? await offPool { out?.fileHandleForReading.readDataToEndOfFile() ?? Data() }) ?? Data()
             process.waitUntilExit()
             return Self.parse(data)
         }

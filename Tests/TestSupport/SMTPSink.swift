@@ -83,11 +83,25 @@ public final class SMTPSink: @unchecked Sendable {
         return try files.map { try JSONDecoder().decode(Received.self, from: Data(contentsOf: directory.appendingPathComponent($0))) }
     }
 
-    /// Stops the server (the port goes dark: the outage tests need that); messages stay readable.
+    /// Asks the sink to stop and returns at once; a thread of its own reaps it. For clean-up
+    /// (`defer`): a wait here would hold one of the cooperative pool's two threads for seconds.
     public func stop() {
         guard process.isRunning else { return }
         try? input.fileHandleForWriting.close()
-        // A sink still holding a client's connection may not finish; never let a test wait on it for long.
+        let process = self.process
+        Thread { Self.reap(process) }.start()
+    }
+
+    /// Stops the sink and returns once its port is dark (the outage tests need that); messages stay readable.
+    public func shutDown() async {
+        guard process.isRunning else { return }
+        try? input.fileHandleForWriting.close()
+        let process = self.process
+        _ = try? await offPool { Self.reap(process) }
+    }
+
+    /// A sink still holding a client's connection may not finish; never wait on it for long.
+    private static func reap(_ process: Process) {
         for _ in 0..<50 where process.isRunning { usleep(100_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
