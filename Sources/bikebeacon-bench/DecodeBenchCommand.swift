@@ -8,9 +8,9 @@ struct DecodeBenchCommand: AsyncParsableCommand {
         commandName: "decode",
         abstract: "Capture replay throughput (reports/s) against tshark on the same file; peak RSS of `bikebeacon decode`.",
         discussion: """
-        The peak RSS row runs the `bikebeacon` beside this executable (`decode` of one frame) and \
-        reads its high-water mark from wait4 (the kernel's VmHWM); it is skipped when that \
-        executable is not built.
+        The peak RSS row runs the `bikebeacon` beside this executable (`decode` of one frame) under \
+        GNU time, which reports the kernel's high-water mark of its resident set; it is skipped \
+        when that executable is not built or time is not installed.
         """
     )
 
@@ -62,6 +62,8 @@ struct DecodeBenchCommand: AsyncParsableCommand {
         if FileManager.default.isExecutableFile(atPath: bikebeacon),
            let peak = ChildMemory.peakResidentBytes(executable: bikebeacon, arguments: ["decode", "4c000215494e54454c4c495f524f434b535f48575075f2ffc2"]) {
             print("bikebeacon decode (one frame): peak RSS \(fmt(Double(peak) / 1_048_576, 1)) MB (goal ≤ 10 MB), \(bikebeacon)")
+        } else if !FileManager.default.isExecutableFile(atPath: ChildMemory.time) {
+            print("no GNU time at \(ChildMemory.time): decode RSS skipped; install it with `scripts/setup --bench`")
         } else {
             print("no bikebeacon beside bikebeacon-bench (\(bikebeacon)): decode RSS skipped; build it: swift build -c release --product bikebeacon")
         }
