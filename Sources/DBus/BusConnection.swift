@@ -19,6 +19,7 @@ public final class BusConnection {
     /// Connects to the bus at `address`, or to the system bus when nil (libdbus honours
     /// `DBUS_SYSTEM_BUS_ADDRESS`, else uses the standard socket).
     public static func open(address: String?) throws(BusError) -> BusConnection {
+        if let problem = bikebeacon_dbus_load() { throw .libraryUnavailable(String(cString: problem)) }
         _ = dbus_threads_init_default()
         var error = CDBus.DBusError()
         dbus_error_init(&error)

@@ -10,6 +10,8 @@ public enum BusError: Error, Sendable, Equatable, CustomStringConvertible {
     case disconnected
     /// libdbus could not allocate memory for a message.
     case outOfMemory
+    /// libdbus-1 itself could not be loaded (it is loaded on first use, not linked).
+    case libraryUnavailable(String)
 
     /// The D-Bus error name, when the peer or libdbus gave one.
     public var name: String? {
@@ -24,6 +26,7 @@ public enum BusError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .missingArgument(index, member): "\(member) has no argument \(index)"
         case .disconnected: "the D-Bus connection was closed"
         case .outOfMemory: "out of memory building a D-Bus message"
+        case let .libraryUnavailable(problem): problem
         }
     }
 
