@@ -37,6 +37,7 @@
     F(const char *, dbus_message_get_member, (DBusMessage *message), (message)) \
     F(const char *, dbus_message_get_interface, (DBusMessage *message), (message)) \
     F(const char *, dbus_message_get_error_name, (DBusMessage *message), (message)) \
+    F(DBusMessage *, dbus_message_demarshal, (const char *str, int len, DBusError *error), (str, len, error)) \
     F(dbus_bool_t, dbus_message_iter_init, (DBusMessage *message, DBusMessageIter *iter), (message, iter)) \
     V(dbus_message_iter_init_append, (DBusMessage *message, DBusMessageIter *iter), (message, iter)) \
     F(int, dbus_message_iter_get_arg_type, (DBusMessageIter *iter), (iter)) \

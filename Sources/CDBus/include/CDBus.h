@@ -84,6 +84,8 @@ const char *dbus_message_get_path(DBusMessage *message);
 const char *dbus_message_get_member(DBusMessage *message);
 const char *dbus_message_get_interface(DBusMessage *message);
 const char *dbus_message_get_error_name(DBusMessage *message);
+/// Parses a message from its wire form (the D-Bus fuzz harness feeds it any bytes).
+DBusMessage *dbus_message_demarshal(const char *str, int len, DBusError *error);
 
 dbus_bool_t dbus_message_iter_init(DBusMessage *message, DBusMessageIter *iter);
 void dbus_message_iter_init_append(DBusMessage *message, DBusMessageIter *iter);
