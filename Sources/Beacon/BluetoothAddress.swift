@@ -7,10 +7,15 @@ public struct BluetoothAddress: Hashable, Sendable {
     }
 
     /// HCI carries addresses little-endian; this takes the six bytes as they are on the wire.
+    /// Inlinable and allocation-free: the HCI parser calls it for every advertising report.
+    @inlinable
     public init?(littleEndian wire: some Collection<UInt8>) {
         guard wire.count == 6 else { return nil }
-        let b = Array(wire)
-        self.init(b[5], b[4], b[3], b[2], b[1], b[0])
+        var reversed: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &reversed) { out in
+            for (offset, byte) in wire.enumerated() { out[5 - offset] = byte }
+        }
+        bytes = reversed
     }
 
     /// Parses `AA:BB:CC:DD:EE:FF` (either case).

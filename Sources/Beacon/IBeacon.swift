@@ -44,32 +44,38 @@ public enum IBeacon {
     public static let plausibleMeasuredPower: ClosedRange<Int> = -100...0
 
     /// Decodes the manufacturer-data value BlueZ hands out for company 0x004C (`02 15 UUID major minor power`).
+    @inlinable
     public static func decode(companyID: UInt16, payload: some Collection<UInt8>) throws(IBeaconError) -> IBeaconFrame {
         guard companyID == appleCompanyID else { throw .notApple(companyID: companyID) }
         return try withBytes(payload) { bytes throws(IBeaconError) in try decodePayload(bytes) }
     }
 
     /// Decodes manufacturer-specific data that starts with the little-endian company id (`4C 00 02 15 …`).
+    @inlinable
     public static func decode(manufacturerData: some Collection<UInt8>) throws(IBeaconError) -> IBeaconFrame {
         try withBytes(manufacturerData) { bytes throws(IBeaconError) in try decodeManufacturerData(bytes) }
     }
 
     /// Decodes a full advertising-data buffer: the first manufacturer-specific AD structure that is an iBeacon wins.
+    @inlinable
     public static func decode(advertisingData: some Collection<UInt8>) throws(IBeaconError) -> IBeaconFrame {
         try withBytes(advertisingData) { bytes throws(IBeaconError) in try decodeAdvertisingData(bytes) }
     }
 
     /// Decodes either form, as a user would paste it: manufacturer data when it starts with Apple's id, else a full AD buffer.
+    @inlinable
     public static func decode(anyForm bytes: some Collection<UInt8>) throws(IBeaconError) -> IBeaconFrame {
         try withBytes(bytes) { raw throws(IBeaconError) in
             raw.count >= 2 && raw[0] == 0x4C && raw[1] == 0x00 ? try decodeManufacturerData(raw) : try decodeAdvertisingData(raw)
         }
     }
 
-    // The cores below are non-generic and allocation-free: a scanner calls them for every
-    // advertisement, and generic code is not specialised across module boundaries.
+    // The entry points above are inlinable, so a caller's collection type is specialised where it
+    // calls them (an unspecialised generic call costs runtime metadata lookups per advertisement);
+    // the cores below are non-generic and allocation-free.
 
-    private static func withBytes<C: Collection<UInt8>>(
+    @usableFromInline
+    static func withBytes<C: Collection<UInt8>>(
         _ collection: C, _ body: (UnsafeRawBufferPointer) throws(IBeaconError) -> IBeaconFrame
     ) throws(IBeaconError) -> IBeaconFrame {
         let result: Result<IBeaconFrame, IBeaconError>? = collection.withContiguousStorageIfAvailable { buffer in
@@ -81,7 +87,8 @@ public enum IBeacon {
         }.get()
     }
 
-    private static func decodeAdvertisingData(_ bytes: UnsafeRawBufferPointer) throws(IBeaconError) -> IBeaconFrame {
+    @usableFromInline
+    static func decodeAdvertisingData(_ bytes: UnsafeRawBufferPointer) throws(IBeaconError) -> IBeaconFrame {
         guard !bytes.isEmpty else { throw .empty }
         var firstError: IBeaconError?
         var index = 0
@@ -105,7 +112,8 @@ public enum IBeacon {
         throw firstError ?? .noManufacturerData
     }
 
-    private static func decodeManufacturerData(_ bytes: UnsafeRawBufferPointer) throws(IBeaconError) -> IBeaconFrame {
+    @usableFromInline
+    static func decodeManufacturerData(_ bytes: UnsafeRawBufferPointer) throws(IBeaconError) -> IBeaconFrame {
         guard !bytes.isEmpty else { throw .empty }
         guard bytes.count >= 2 else { throw .wrongLength(bytes.count) }
         let company = UInt16(bytes[0]) | UInt16(bytes[1]) << 8
@@ -113,7 +121,8 @@ public enum IBeacon {
         return try decodePayload(UnsafeRawBufferPointer(rebasing: bytes[2...]))
     }
 
-    private static func decodePayload(_ b: UnsafeRawBufferPointer) throws(IBeaconError) -> IBeaconFrame {
+    @usableFromInline
+    static func decodePayload(_ b: UnsafeRawBufferPointer) throws(IBeaconError) -> IBeaconFrame {
         guard b.count >= 2 else { throw .wrongLength(b.count) }
         guard b[0] == 0x02, b[1] == 0x15 else { throw .notIBeacon(type: b[0], length: b[1]) }
         guard b.count == payloadLength else { throw .wrongLength(b.count) }
