@@ -31,7 +31,7 @@ public struct BluetoothAddress: Hashable, Sendable {
     }
 
     public static func == (lhs: BluetoothAddress, rhs: BluetoothAddress) -> Bool {
-        lhs.array == rhs.array
+        lhs.bytes == rhs.bytes
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -62,6 +62,13 @@ struct IBeaconStrictnessTests {
         #expect(BluetoothAddress(littleEndian: wire)?.description == "A4:C1:38:05:C7:A1")
         #expect(BluetoothAddress("a4:c1:38:05:c7:a1") == BluetoothAddress(littleEndian: wire))
         #expect(BluetoothAddress("A4:C1:38:05:C7") == nil)
+        #expect(BluetoothAddress(littleEndian: wire[...].dropLast()) == nil)
+        // Addresses that differ in any one byte differ (each position checked, first and last too).
+        for position in wire.indices {
+            var other = wire
+            other[position] ^= 0x01
+            #expect(BluetoothAddress(littleEndian: other) != BluetoothAddress(littleEndian: wire))
+        }
     }
 
     @Test func hexParsing() {
