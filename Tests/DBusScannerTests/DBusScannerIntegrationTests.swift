@@ -72,7 +72,7 @@ struct DBusScannerIntegrationTests {
 
             // BlueZ's cache keeps the beacon and loses the rest (RemoveDevice).
             var objects = ""
-            let forgotten = try await eventuallyAsync(within: 5) {
+            let forgotten = try await eventually(within: 5) {
                 objects = (try? await bus.control("objects")) ?? ""
                 return !objects.contains("dev_11_22_33_44_55")
             }
@@ -262,14 +262,4 @@ struct DBusScannerIntegrationTests {
             #expect(!probe.logLines.contains { $0.hasPrefix("warning") })
         }
     }
-}
-
-/// `eventually` for a condition that itself awaits.
-func eventuallyAsync(within seconds: Double, _ condition: () async -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try await Task.sleep(for: .milliseconds(50))
-    }
-    return await condition()
 }

@@ -163,16 +163,6 @@ func waitForExit(_ process: Process, killAfter seconds: Double = 15) async {
     }
 }
 
-/// Polls `condition` every 20 ms for up to `seconds`; true as soon as it holds.
-func eventually(within seconds: Double, _ condition: () -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    return condition()
-}
-
 /// Runs `body` against a fresh mock and always tears it down.
 func withMockBlueZ(adapter: Bool = true, _ body: (MockBlueZ) async throws -> Void) async throws {
     let bus = try await MockBlueZ.start(adapter: adapter)

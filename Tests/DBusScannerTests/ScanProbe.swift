@@ -2,6 +2,7 @@ import Beacon
 import Logging
 import Scanning
 import Synchronization
+import TestSupport
 
 /// Runs a scanner in the background and records what it reports and logs, for assertions.
 final class ScanProbe: Sendable {

@@ -39,13 +39,3 @@ final class LogCapture: @unchecked Sendable {
         }
     }
 }
-
-/// Waits for `condition` up to `seconds`; returns whether it became true.
-func eventually(_ seconds: Double = 30, _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(100))
-    }
-    return try await condition()
-}

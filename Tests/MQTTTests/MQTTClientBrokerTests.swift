@@ -43,7 +43,7 @@ import TestSupport
         let url = "mqtt://\(Mosquitto.username):wrong@127.0.0.1:\(broker.port)"
         let client = MQTTClient(configuration: try Self.configuration(broker, url: url), logger: log.logger())
         let running = Task { await client.run() }
-        let refusedTwice = await eventually { log.messages.filter { $0.contains("refused the connection") && $0.contains("notAuthorized") }.count >= 2 }
+        let refusedTwice = try await eventually { log.messages.filter { $0.contains("refused the connection") && $0.contains("notAuthorized") }.count >= 2 }
         #expect(refusedTwice)
         #expect(await !client.isConnected)
         #expect(log.messages.contains { $0.contains("reconnecting to the MQTT broker") })
@@ -61,7 +61,7 @@ import TestSupport
         #expect(await client.flush(timeout: .seconds(30)))
         let port = broker.port
         broker.stop()
-        #expect(await eventually { await !client.isConnected })
+        #expect(try await eventually { await !client.isConnected })
         await client.publish(MQTTMessage(topic: "t/while-down", text: "kept", retain: true))
         #expect(await !client.flush(timeout: .milliseconds(300)))
         try await broker.start(port: port)
@@ -94,7 +94,7 @@ import TestSupport
         configuration.trustRootsFile = nil
         let client = MQTTClient(configuration: configuration, logger: log.logger())
         let running = Task { await client.run() }
-        #expect(await eventually { log.messages.contains { $0.contains("reconnecting to the MQTT broker") } })
+        #expect(try await eventually { log.messages.contains { $0.contains("reconnecting to the MQTT broker") } })
         #expect(await !client.isConnected)
         running.cancel()
         await running.value

@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import Testing
 @testable import MQTT
+import TestSupport
 
 /// What mosquitto never does, played by a scripted peer (a fake, because no real broker sends
 /// malformed packets, withholds a PUBACK or stops answering pings on demand): the client must
@@ -110,13 +111,13 @@ import Testing
         #expect(!first.duplicate && again.duplicate)
         #expect(again.packetID == first.packetID && again.message == first.message)
         // The garbage after the PUBACK ends connection 2 with a log line; a third one follows.
-        #expect(await eventually { await client.connections >= 3 })
+        #expect(try await eventually { await client.connections >= 3 })
         #expect(log.messages.contains { $0.contains("malformed packet") && $0.contains("unsupported packet type 5") })
         await client.publish(MQTTMessage(topic: "bike/state", text: "far", retain: true))
         #expect(await client.flush(timeout: .seconds(30)))
         #expect(record.publishes(connection: 3).contains { $0.message.payload == Array("far".utf8) })
         // Keep-alive: PINGREQs go out when nothing else does; unanswered, they end the connection.
-        #expect(await eventually { await client.connections >= 4 })
+        #expect(try await eventually { await client.connections >= 4 })
         #expect(record.pings(connection: 3) >= 1)
         #expect(log.messages.contains { $0.contains("stopped answering pings") })
         running.cancel()

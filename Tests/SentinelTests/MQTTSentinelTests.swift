@@ -108,7 +108,7 @@ import TestSupport
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         func retained(_ topic: String) async throws -> String? { try await broker.retained(topic).last?.payload }
-        #expect(try await Self.eventually { try await retained("bikebeacon/garage/bikes/commuter/presence") == "not_home" })
+        #expect(try await eventually(within: 60, every: .milliseconds(200)) { try await retained("bikebeacon/garage/bikes/commuter/presence") == "not_home" })
         #expect(try await retained("bikebeacon/garage/status") == "online")
 
         // A broker restarted without persistence forgets everything; the sentinel reconnects and
@@ -116,22 +116,13 @@ import TestSupport
         let port = broker.port
         broker.stop()
         try await broker.start(port: port)
-        #expect(try await Self.eventually { try await retained("bikebeacon/garage/status") == "online" })
-        #expect(try await Self.eventually { try await retained("homeassistant/device_tracker/garage/commuter/config") != nil })
+        #expect(try await eventually(within: 60, every: .milliseconds(200)) { try await retained("bikebeacon/garage/status") == "online" })
+        #expect(try await eventually(within: 60, every: .milliseconds(200)) { try await retained("homeassistant/device_tracker/garage/commuter/config") != nil })
         #expect(try await retained("bikebeacon/garage/bikes/commuter/presence") == "not_home")
 
         // kill -9: no goodbye, so the broker publishes the last will.
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        #expect(try await Self.eventually { try await retained("bikebeacon/garage/status") == "offline" })
-    }
-
-    static func eventually(_ seconds: Double = 60, _ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        return try await condition()
+        #expect(try await eventually(within: 60, every: .milliseconds(200)) { try await retained("bikebeacon/garage/status") == "offline" })
     }
 }

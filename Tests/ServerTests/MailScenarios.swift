@@ -98,7 +98,7 @@ enum MailScenarios {
             _ = try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: owner)
             #expect(try await client.send(.post, "/v1/sightings", token: sentinel,
                                           json: Fixture.Batch(sightings: [Fixture.sighting(event: "arrived")])).status == .ok)
-            let failed = try await NotificationScenarios.until(15) {
+            let failed = try await eventually(within: 15) {
                 clock.advance(500)
                 let attempts = try? await harness.database.withSession { db in
                     try await db.raw("SELECT MAX(attempts) AS n FROM notification_deliveries WHERE channel = 'email'")

@@ -8,6 +8,7 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 @testable import Server
+import TestSupport
 
 /// Webhooks (signed, retried) and the server-sent-events stream.
 enum NotificationScenarios {
@@ -41,15 +42,6 @@ enum NotificationScenarios {
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Harness.logger)
     }
 
-    static func until(_ seconds: Double, _ condition: @Sendable () async -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while ContinuousClock.now < deadline {
-            if await condition() { return true }
-            try await Task.sleep(for: .milliseconds(25))
-        }
-        return await condition()
-    }
-
     static func webhookDelivery(_ backend: Backend) async throws {
         // The receiver is on loopback, which only --allow-private-targets permits.
         let harness = try await Harness.make(backend, options: Harness.testOptions { $0.allowPrivateTargets = true })
@@ -70,7 +62,7 @@ enum NotificationScenarios {
                 ])
                 #expect(try await client.send(.post, "/v1/sightings", token: sentinel, json: batch).status == .ok)
                 // Two failures (500), then delivered on the third attempt after backoff.
-                #expect(try await until(10) { await receiver.calls.count >= 3 })
+                #expect(try await eventually(within: 10) { await receiver.calls.count >= 3 })
                 try await Task.sleep(for: .milliseconds(300))
                 let calls = await receiver.calls
                 #expect(calls.count == 3, "only arrived/departed notify, and a delivered event is not sent again")
@@ -115,7 +107,7 @@ enum NotificationScenarios {
             }
             #expect(await receiver.calls.isEmpty)
             // Second server on the same database: it finds the queued delivery and sends it.
-            let delivered = try await harness.run { _ in try await until(10) { await receiver.calls.count == 1 } }
+            let delivered = try await harness.run { _ in try await eventually(within: 10) { await receiver.calls.count == 1 } }
             #expect(delivered)
             let call = try #require(await receiver.calls.first)
             #expect(WebhookSignature.verify(body: call.body, secret: secret, header: try #require(call.signature)))

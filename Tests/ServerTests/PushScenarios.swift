@@ -7,6 +7,7 @@ import SQLKit
 import Synchronization
 import Testing
 @testable import Server
+import TestSupport
 
 /// Web Push subscriptions, notification settings, the SSRF refusals and the no-spam window,
 /// through the HTTP API. Decryption by an independent implementation is scripts/test-push.
@@ -102,7 +103,7 @@ enum PushScenarios {
         try await strict.run { client in
             #expect(try await client.send(.post, "/v1/sightings", token: sentinel,
                                           json: Fixture.Batch(sightings: [Fixture.sighting(event: "arrived")])).status == .ok)
-            let refused = try await NotificationScenarios.until(10) {
+            let refused = try await eventually(within: 10) {
                 let row = try? await harness.database.withSession { db in
                     try await db.raw("SELECT failed_ms, last_error FROM notification_deliveries").first()
                 }
