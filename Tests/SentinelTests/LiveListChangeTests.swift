@@ -73,28 +73,21 @@ struct LiveListChangeTests {
         func events(_ bike: Int) async throws -> [String] {
             try await server.sightings(owner: owner.token, bikes: [owner.bikes[bike]]).map(\.event)
         }
-        func waitFor(_ what: String, seconds: Double, _ condition: () async throws -> Bool) async throws {
-            let deadline = Date().addingTimeInterval(seconds)
-            while try await !condition() {
-                guard Date() < deadline else { throw HarnessError("\(what) did not happen within \(Int(seconds)) s") }
-                try await Task.sleep(for: .milliseconds(200))
-            }
-        }
 
-        try await waitFor("bike A arriving", seconds: 60) { try await events(0).contains("arrived") }
+        try #require(try await eventually(within: 60, every: .milliseconds(200)) { try await events(0).contains("arrived") }, "bike A arriving within 60 s")
         #expect(try await events(1).isEmpty)
 
         // B reported missing while the sentinel runs: only a refresh of the list can bring its
         // arrival (the list is refreshed every second here).
         _ = try await server.request(.POST, "/v1/bikes/\(owner.bikes[1])/missing", token: owner.token, json: [String: Any]())
-        try await waitFor("bike B arriving", seconds: 30) { try await events(1).contains("arrived") }
+        try #require(try await eventually(within: 30, every: .milliseconds(200)) { try await events(1).contains("arrived") }, "bike B arriving within 30 s")
 
         // A recovered, then both wheeled away: only B departs.
         _ = try await server.request(.POST, "/v1/bikes/\(owner.bikes[0])/recovered", token: owner.token, json: [String: Any]())
         try await Task.sleep(for: .seconds(2.5))
         let aBefore = try await events(0)
         radio.setAudible([])
-        try await waitFor("bike B departing", seconds: 90) { try await events(1).contains("departed") }
+        try #require(try await eventually(within: 90, every: .milliseconds(200)) { try await events(1).contains("departed") }, "bike B departing within 90 s")
         try await Task.sleep(for: .seconds(1))
         #expect(try await events(0) == aBefore)
         #expect(!aBefore.contains("departed"))
