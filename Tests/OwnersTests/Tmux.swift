@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A private tmux server (its own socket) holding one 80×24 session, for driving a full-screen
 /// program as a user would: keys in, screen contents out.
-final class Tmux {
+final class Tmux: Sendable {
     static let path: String? = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
     static var available: Bool { path != nil }
 
@@ -40,14 +41,18 @@ final class Tmux {
     }
 
     /// Polls every 100 ms until `condition` holds on the screen; nil if `timeout` seconds pass first.
-    func waitFor(timeout: Double, _ condition: ([String]) -> Bool) async throws -> [String]? {
-        let deadline = Date().addingTimeInterval(timeout)
-        repeat {
-            let lines = try screen()
-            if condition(lines) { return lines }
-            try await Task.sleep(for: .milliseconds(100))
-        } while Date() < deadline
-        return nil
+    /// The polling runs on a thread of its own: the program's screen moves on with the wall clock,
+    /// and a poll that waited for a busy cooperative pool could miss a state that lasts seconds.
+    func waitFor(timeout: Double, _ condition: @escaping @Sendable ([String]) -> Bool) async throws -> [String]? {
+        try await offPool { () throws -> [String]? in
+            let deadline = Date().addingTimeInterval(timeout)
+            repeat {
+                let lines = try self.screen()
+                if condition(lines) { return lines }
+                Thread.sleep(forTimeInterval: 0.1)
+            } while Date() < deadline
+            return nil
+        }
     }
 
     /// The program's exit status once the shell has printed it, nil if it still runs after `timeout` seconds.
