@@ -3,8 +3,8 @@
 // `decode`, `replay` and an HCI or capture sentinel never map it (with libsystemd, libgcrypt and
 // the compressors it pulls in, about 1 MB of a Pi Zero's memory).
 //
-// The declarations are libdbus-1's stable ABI (unchanged since 1.0); `scripts/check-dbus-abi`
-// compiles them against the installed <dbus/dbus.h>, so a mismatch fails the tests.
+// The declarations are libdbus-1's stable ABI (unchanged since 1.0); LibdbusABITests compiles
+// them against the installed <dbus/dbus.h>, so a mismatch fails the tests.
 #ifndef BIKEBEACON_CDBUS_H
 #define BIKEBEACON_CDBUS_H
 
