@@ -9,6 +9,8 @@ struct BikeStore: Sendable {
     let database: Database
     let missingList: MissingListStore
     let notifications: NotificationDispatcher
+    /// Most bikes per owner (`ServerOptions.bikesPerAccount`).
+    let limit: Int
 
     static let columns = """
         id, owner_id, name, make, model, colour, frame_number, engine_number, notes,
@@ -20,6 +22,13 @@ struct BikeStore: Sendable {
         guard let beacon = fields.beacon else { throw APIError.invalid("a bike needs a 'beacon'") }
         return try await database.transaction { db in
             guard try await beaconHolder(beacon, in: db) == nil else { throw Self.beaconTaken }
+            // Concurrent requests on PostgreSQL may each see one bike short of the limit; a bike or two over it is no harm.
+            let owned = try await db.raw("SELECT COUNT(*) AS n FROM bikes WHERE owner_id = \(bind: owner)")
+                .first()?.decode(column: "n", as: Int.self) ?? 0
+            guard owned < limit else {
+                throw APIError(.conflict, "too_many_bikes",
+                               "an account may have at most \(limit) bikes; delete one you no longer have (the server's operator sets the limit with serve --bikes-per-account)")
+            }
             try await db.raw("""
                 INSERT INTO bikes (id, owner_id, name, make, model, colour, frame_number, engine_number, notes,
                   beacon_uuid, beacon_major, beacon_minor, missing_since_ms, created_ms, updated_ms)

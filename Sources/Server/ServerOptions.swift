@@ -15,6 +15,9 @@ public struct ServerOptions: Sendable {
     public var loginThrottle: LoginThrottle
     /// Requests per sentinel to `POST /v1/sightings`, shared by every server on the database.
     public var sentinelRateLimit: RateLimit
+    /// Most bikes one owner may register (`serve --bikes-per-account`). Every missing bike is on the
+    /// list each sentinel downloads and holds, so one account must not be able to grow it without bound.
+    public var bikesPerAccount = 100
     /// Missing-list versions of change log kept for deltas; older `since` values get the full list.
     public var deltaRetention: Int64
     public var webhookBackoff: Backoff

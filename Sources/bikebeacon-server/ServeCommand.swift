@@ -13,6 +13,8 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOption
     @Option(help: "Sighting batches per second each sentinel may send (shared by every server on the database).") var sentinelRate: Double = 10
     @Option(help: "bcrypt cost for new passwords (4…31).") var bcryptCost: UInt8 = 12
+    @Option(help: "Most bikes one owner may register; every missing bike is on the list each sentinel keeps.")
+    var bikesPerAccount = 100
     @Option(help: "Minutes between notifications per bike and place; later events in the window are summarised.")
     var notifyInterval: Double = 30
     @Flag(help: "Let webhooks and push endpoints be loopback or private addresses, and push endpoints plain http (tests, development).")
@@ -38,6 +40,7 @@ struct Serve: AsyncParsableCommand {
     func validate() throws {
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4…31") }
         guard sentinelRate > 0 else { throw ValidationError("--sentinel-rate must be positive") }
+        guard bikesPerAccount > 0 else { throw ValidationError("--bikes-per-account must be at least 1") }
         guard notifyInterval >= 0, notifyInterval <= 7 * 24 * 60 else { throw ValidationError("--notify-interval must be 0…10080 minutes") }
         guard vapidSubject.hasPrefix("mailto:") || vapidSubject.hasPrefix("https://") else {
             throw ValidationError("--vapid-subject must start with mailto: or https://")
@@ -64,6 +67,7 @@ struct Serve: AsyncParsableCommand {
                                     allowPrivateTargets: allowPrivateTargets, vapidSubject: vapidSubject)
         options.mail = try mailOptions()
         options.requireVerifiedEmail = requireVerifiedEmail
+        options.bikesPerAccount = bikesPerAccount
         if let mail = options.mail {
             logger.info("email enabled", metadata: ["smtp": "\(mail.smtp)", "from": "\(mail.from.address)", "links": "\(mail.publicURL)"])
         }

@@ -1,3 +1,4 @@
+import Beacon
 import BikebeaconAPI
 import Foundation
 import Hummingbird
@@ -41,6 +42,26 @@ enum BikeScenarios {
             #expect(try await client.send(.delete, "/v1/bikes/\(bike.id)", token: token).status == .noContent)
             expectError(try await client.send(.get, "/v1/bikes/\(bike.id)", token: token), .notFound, "not_found")
             expectError(try await client.send(.delete, "/v1/bikes/\(bike.id)", token: token), .notFound)
+        }
+    }
+
+    /// One account cannot grow the missing list every sentinel holds without bound.
+    static func bikesPerAccount(_ backend: Backend) async throws {
+        try await Harness.make(backend, options: Harness.testOptions { $0.bikesPerAccount = 3 }).run { client in
+            let token = try await client.owner("ann@example.org")
+            var bikes: [Bike] = []
+            for minor in 1...3 { bikes.append(try await client.bike(token, minor: minor)) }
+            let refused = try await client.send(.post, "/v1/bikes", token: token, json: BikeFields(
+                name: "Fourth", beacon: BeaconID(uuid: try #require(UUID(uuidString: Fixture.beaconA)), major: 1, minor: 4)))
+            expectError(refused, .conflict, "too_many_bikes")
+            #expect(String(buffer: refused.body).contains("at most 3 bikes"))
+            #expect(try client.decode(BikeList.self, try await client.send(.get, "/v1/bikes", token: token)).bikes.count == 3)
+
+            // The limit is per owner, and a deleted bike frees its place.
+            let other = try await client.owner("bob@example.org")
+            _ = try await client.bike(other, minor: 5)
+            #expect(try await client.send(.delete, "/v1/bikes/\(bikes[0].id)", token: token).status == .noContent)
+            _ = try await client.bike(token, minor: 4)
         }
     }
 }

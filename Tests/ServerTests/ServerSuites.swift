@@ -7,6 +7,7 @@ struct SQLiteServerTests {
     @Test func loginThrottle() async throws { try await AccountScenarios.loginThrottle(.sqlite) }
     @Test func cookieSessions() async throws { try await SessionScenarios.cookieSessions(.sqlite) }
     @Test func bikes() async throws { try await BikeScenarios.crud(.sqlite) }
+    @Test func bikesPerAccount() async throws { try await BikeScenarios.bikesPerAccount(.sqlite) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.sqlite) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.sqlite) }
     @Test func sentinelRateLimit() async throws { try await SightingScenarios.sentinelRateLimit(.sqlite) }
@@ -36,6 +37,7 @@ struct PostgresServerTests {
     @Test func loginThrottle() async throws { try await AccountScenarios.loginThrottle(.postgres) }
     @Test func cookieSessions() async throws { try await SessionScenarios.cookieSessions(.postgres) }
     @Test func bikes() async throws { try await BikeScenarios.crud(.postgres) }
+    @Test func bikesPerAccount() async throws { try await BikeScenarios.bikesPerAccount(.postgres) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.postgres) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.postgres) }
     @Test func sentinelRateLimit() async throws { try await SightingScenarios.sentinelRateLimit(.postgres) }
