@@ -267,15 +267,17 @@ if Context.environment["BIKEBEACON_FUZZ"] == "1" {
     for target in package.targets where instrumented.contains(target.name) {
         target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=fuzzer,address"])]
     }
-    let harness = { (name: String, dependencies: [Target.Dependency]) in
+    // Beside each harness's main.swift: its libFuzzer dictionary and LSan suppressions, which scripts/fuzz reads.
+    let harness = { (name: String, dependencies: [Target.Dependency], exclude: [String]) in
         Target.executableTarget(name: "Fuzz\(name)", dependencies: dependencies + ["CFuzzDriver"], path: "Fuzz/\(name)",
-                                linkerSettings: [.unsafeFlags(["-sanitize=address"])])
+                                exclude: exclude, linkerSettings: [.unsafeFlags(["-sanitize=address"])])
     }
     package.targets += [
         .target(name: "CFuzzDriver", path: "Fuzz/CFuzzDriver"),
-        harness("SentinelConfig", ["Sentinel"]),
+        harness("SentinelConfig", ["Sentinel"], ["lsan.supp"]),
         harness("ServerRequests", ["Server", "Beacon", "BikebeaconAPI", .product(name: "Hummingbird", package: "hummingbird"),
                                    .product(name: "NIOEmbedded", package: "swift-nio"),
-                                   .product(name: "Logging", package: "swift-log")]),
+                                   .product(name: "Logging", package: "swift-log")],
+                ["dictionary", "lsan.supp", "replay-over-http.py"]),
     ]
 }
