@@ -104,7 +104,9 @@ struct Identities {
         let email = "fuzz-\(serial)@example.com", password = "correct horse battery"
         let json: HTTPFields = [.contentType: "application/json"]
         let account = Array(try JSONEncoder().encode(["email": email, "password": password]))
-        _ = try await client.execute(uri: "/v1/accounts", method: .post, headers: json, body: account)
+        var signUp = json
+        signUp[HTTPField.Name("X-Forwarded-For")!] = "10.\(serial >> 16 & 255).\(serial >> 8 & 255).\(serial & 255)"
+        _ = try await client.execute(uri: "/v1/accounts", method: .post, headers: signUp, body: account)
         let login = try await client.execute(uri: "/v1/sessions", method: .post, headers: json, body: account)
         let token = try JSONDecoder().decode(Token.self, from: Data(login.body.readableBytesView)).token
         var owner = json
@@ -199,7 +201,10 @@ var logger = Logger(label: "fuzz-server")
 logger.logLevel = .critical
 let state = ProcessInfo.processInfo.environment["BIKEBEACON_FUZZ_STATE"] ?? FileManager.default.temporaryDirectory.path
 let path = "\(state)/server-requests-\(getpid()).sqlite"
-let options = ServerOptions(host: "127.0.0.1", port: 0, bcryptCost: 4, sentinelRateLimit: RateLimit(perSecond: 1_000_000, burst: 1_000_000))
+var options = ServerOptions(host: "127.0.0.1", port: 0, bcryptCost: 4, sentinelRateLimit: RateLimit(perSecond: 1_000_000, burst: 1_000_000))
+// The fuzzed requests carry no X-Forwarded-For, so their sign-ups share one client's default allowance: the database
+// stays small and the requests fast. The harness's own sign-ups each name a client of their own, believed as a proxy's.
+options.trustProxy = true
 let database = try await BikebeaconServer.openDatabase(.sqlite(path: path), logger: logger, now: options.now())
 let app = try await BikebeaconServer.makeApplication(database: database, options: options, logger: logger)
 Fuzzing.shared = try await Fuzzing(client: InProcessServer(app), database: database, options: options)

@@ -12,6 +12,7 @@ enum AccountRoutes {
             let credentials = try await JSONResponse.decode(Credentials.self, from: request, context: context)
             let email = try normalised(email: credentials.email)
             try check(password: credentials.password)
+            try await throttleSignUp(request, context: context, state: state)
             let cost = state.options.bcryptCost
             let hash = try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(credentials.password, cost: cost) }
             guard let id = try await state.accounts.create(email: email, passwordHash: hash, now: state.now) else {
@@ -90,6 +91,22 @@ enum AccountRoutes {
             return Response(status: .noContent)
         }
     }
+
+    /// Counts the sign-up against its client (see `ClientAddress`), before the bcrypt work; a taken email counts too,
+    /// so the endpoint cannot be used to probe which addresses have accounts at full speed either.
+    static func throttleSignUp(_ request: Request, context: AppContext, state: ServerState) async throws {
+        let client = ClientAddress.key(peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[values: .xForwardedFor],
+                                       trustProxy: state.options.trustProxy)
+        let now = state.now
+        try await state.signupLimiter.forgetRefilled(prefix: signupPrefix, now: now)
+        guard let wait = try await state.signupLimiter.retryAfter(signupPrefix + client, now: now) else { return }
+        state.logger.notice("sign-up refused: too many from one client address; raise serve --signups-per-hour for a registration event",
+                            metadata: ["client": "\(client)", "retry_after_s": "\(wait)"])
+        throw APIError(.tooManyRequests, "rate_limited", "too many sign-ups from your network; try again in \(wait) s",
+                       headers: [.retryAfter: String(wait)])
+    }
+
+    static let signupPrefix = "signup:"
 
     static func normalised(email: String) throws(APIError) -> String {
         let email = email.trimmingCharacters(in: .whitespaces).lowercased()

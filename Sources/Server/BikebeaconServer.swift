@@ -39,7 +39,8 @@ public enum BikebeaconServer {
                                                 channels: Set(senders.map(\.channel)), flavor: database.flavor)
         let state = ServerState(
             database: database, options: options, metrics: metrics,
-            sentinelLimiter: RateLimiter(database: database, limit: options.sentinelRateLimit), logger: logger, dummyPasswordHash: dummy,
+            sentinelLimiter: RateLimiter(database: database, limit: options.sentinelRateLimit),
+            signupLimiter: RateLimiter(database: database, limit: options.signupLimit), logger: logger, dummyPasswordHash: dummy,
             vapid: vapid, outbound: outbound, notifications: dispatcher)
         let router = Router(context: AppContext.self)
         router.add(middleware: MetricsMiddleware(metrics: metrics))

@@ -44,9 +44,14 @@ public struct RateLimit: Sendable {
         self.perSecond = perSecond
         self.burst = burst
     }
+
+    /// `count` at once, then one more every hour / `count`.
+    public static func perHour(_ count: Double) -> RateLimit {
+        RateLimit(perSecond: count / 3600, burst: count)
+    }
 }
 
-/// One bucket per key (a sentinel's id), kept in the database so every replica draws from the
+/// One bucket per key (a sentinel's id, a client's address), kept in the database so every replica draws from the
 /// same bucket: a sentinel cannot multiply its rate by the number of servers behind a balancer.
 struct RateLimiter: Sendable {
     let database: Database
@@ -70,6 +75,17 @@ struct RateLimiter: Sendable {
             let allowed = bucket.take(now: now)
             try await db.raw("UPDATE rate_buckets SET tokens = \(bind: bucket.tokens), last_ms = \(bind: bucket.last) WHERE key = \(bind: key)").run()
             return allowed ? nil : bucket.secondsUntilNextToken
+        }
+    }
+
+    /// Deletes the buckets under `prefix` untouched long enough to be full again. A full bucket and none
+    /// are the same, and keys from client addresses would otherwise keep a row for every address ever seen.
+    func forgetRefilled(prefix: String, now: Int64) async throws {
+        // Capped at a year, so that no limit turns the cut-off into an overflow.
+        let refill = Int64(min((limit.burst / max(limit.perSecond, 1e-9) * 1000).rounded(.up), 365 * 86_400_000))
+        try await database.withSession { db in
+            // `prefix` holds no LIKE wildcard: it is one of this server's constants.
+            try await db.raw("DELETE FROM rate_buckets WHERE key LIKE \(bind: prefix + "%") AND last_ms <= \(bind: now - refill)").run()
         }
     }
 }

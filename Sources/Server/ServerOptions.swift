@@ -18,6 +18,12 @@ public struct ServerOptions: Sendable {
     /// Most bikes one owner may register (`serve --bikes-per-account`). Every missing bike is on the
     /// list each sentinel downloads and holds, so one account must not be able to grow it without bound.
     public var bikesPerAccount = 100
+    /// Sign-ups per client address (`serve --signups-per-hour`), shared by every server on the database.
+    /// Every account may add bikes to the list each sentinel holds, so a script must not mint accounts freely.
+    public var signupLimit = RateLimit.perHour(10)
+    /// Believe `X-Forwarded-For` from any peer, for a reverse proxy on another host (`serve --trust-proxy`);
+    /// it is always believed from loopback. See `ClientAddress`.
+    public var trustProxy = false
     /// Missing-list versions of change log kept for deltas; older `since` values get the full list.
     public var deltaRetention: Int64
     public var webhookBackoff: Backoff

@@ -7,6 +7,7 @@ struct ServerState: Sendable {
     let options: ServerOptions
     let metrics: ServerMetrics
     let sentinelLimiter: RateLimiter
+    let signupLimiter: RateLimiter
     let logger: Logger
     /// A bcrypt hash of a random string at the configured cost, checked when no account matches so failed logins take equal time.
     let dummyPasswordHash: String

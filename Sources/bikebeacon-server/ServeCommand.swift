@@ -15,6 +15,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "bcrypt cost for new passwords (4…31).") var bcryptCost: UInt8 = 12
     @Option(help: "Most bikes one owner may register; every missing bike is on the list each sentinel keeps.")
     var bikesPerAccount = 100
+    @Option(help: "Sign-ups per client address per hour (shared by every server on the database); raise it for a registration event.")
+    var signupsPerHour: Double = 10
+    @Flag(help: "The reverse proxy runs on another host: believe its X-Forwarded-For (a proxy on loopback is always believed).")
+    var trustProxy = false
     @Option(help: "Minutes between notifications per bike and place; later events in the window are summarised.")
     var notifyInterval: Double = 30
     @Flag(help: "Let webhooks and push endpoints be loopback or private addresses, and push endpoints plain http (tests, development).")
@@ -41,6 +45,7 @@ struct Serve: AsyncParsableCommand {
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4…31") }
         guard sentinelRate > 0 else { throw ValidationError("--sentinel-rate must be positive") }
         guard bikesPerAccount > 0 else { throw ValidationError("--bikes-per-account must be at least 1") }
+        guard signupsPerHour >= 1, signupsPerHour <= 1_000_000 else { throw ValidationError("--signups-per-hour must be 1…1000000") }
         guard notifyInterval >= 0, notifyInterval <= 7 * 24 * 60 else { throw ValidationError("--notify-interval must be 0…10080 minutes") }
         guard vapidSubject.hasPrefix("mailto:") || vapidSubject.hasPrefix("https://") else {
             throw ValidationError("--vapid-subject must start with mailto: or https://")
@@ -68,6 +73,8 @@ struct Serve: AsyncParsableCommand {
         options.mail = try mailOptions()
         options.requireVerifiedEmail = requireVerifiedEmail
         options.bikesPerAccount = bikesPerAccount
+        options.signupLimit = .perHour(signupsPerHour)
+        options.trustProxy = trustProxy
         if let mail = options.mail {
             logger.info("email enabled", metadata: ["smtp": "\(mail.smtp)", "from": "\(mail.from.address)", "links": "\(mail.publicURL)"])
         }

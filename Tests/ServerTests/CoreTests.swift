@@ -34,6 +34,32 @@ import Testing
         #expect(taken == [true, true, false, true, false, false])
     }
 
+    @Test func clientAddressIsThePeerOrWhatOurProxyAppended() {
+        func key(_ peer: String?, _ forwarded: [String] = [], trust: Bool = false) -> String {
+            ClientAddress.key(peer: peer, forwardedFor: forwarded, trustProxy: trust)
+        }
+        #expect(key("198.51.100.7") == "198.51.100.7")
+        #expect(key("::ffff:198.51.100.7") == "198.51.100.7")
+        // IPv6 counts per /64: every address of one prefix is one client.
+        #expect(key("2001:db8:1:2::1") == "2001:db8:1:2::/64")
+        #expect(key("2001:DB8:1:2:ffff:ffff:ffff:ffff") == "2001:db8:1:2::/64")
+        #expect(key("2001:db8:1:3::1") == "2001:db8:1:3::/64")
+        // From a remote peer the header is the client's own word, unless the operator says a proxy is there.
+        #expect(key("192.0.2.10", ["198.51.100.7"]) == "192.0.2.10")
+        #expect(key("192.0.2.10", ["198.51.100.7"], trust: true) == "198.51.100.7")
+        // From loopback (a local proxy) it is believed; only the last entry, the one the proxy appended, counts.
+        #expect(key("127.0.0.1", ["203.0.113.1, 198.51.100.7"]) == "198.51.100.7")
+        #expect(key("::1", ["203.0.113.1", "2001:db8::5"]) == "2001:db8::/64")
+        #expect(key("127.0.0.1") == "127.0.0.1")
+        // Anything but a bare address falls back to the peer; no peer and no address is one shared "unknown".
+        for junk in ["unknown", "198.51.100.7:443", "[2001:db8::1]", "fe80::1%eth0", "", " , ", "1.2.3", "0x7f.1", "١٢٧.0.0.1"] {
+            #expect(key("127.0.0.2", [junk]) == "127.0.0.2", "believed \(junk)")
+        }
+        #expect(key(nil) == "unknown")
+        #expect(key(nil, ["198.51.100.7"]) == "unknown")
+        #expect(key("/run/bikebeacon.sock") == "unknown")
+    }
+
     @Test func deliveriesDoubleToAnHourThenGiveUp() {
         let delays = (1...12).map { Backoff.deliveries.delayMilliseconds(afterFailures: $0) }
         #expect(delays == [2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 256_000, 512_000, 1_024_000, 2_048_000, nil])

@@ -37,6 +37,7 @@ struct Harness: Sendable {
         var options = ServerOptions(host: "127.0.0.1", port: 0, bcryptCost: 4,
                                     sentinelRateLimit: RateLimit(perSecond: 1000, burst: 1000),
                                     webhookBackoff: Backoff(initial: 0.05, maximum: 0.2, maxAttempts: 5, jitter: 0))
+        options.signupLimit = RateLimit(perSecond: 1000, burst: 1000)
         change(&options)
         return options
     }

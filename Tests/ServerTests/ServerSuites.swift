@@ -5,6 +5,8 @@ import Testing
 struct SQLiteServerTests {
     @Test func accountsAndSessions() async throws { try await AccountScenarios.accountsAndSessions(.sqlite) }
     @Test func loginThrottle() async throws { try await AccountScenarios.loginThrottle(.sqlite) }
+    @Test func signupThrottle() async throws { try await AccountScenarios.signupThrottle(.sqlite) }
+    @Test func signupThrottleCountsThePeer() async throws { try await AccountScenarios.signupThrottleCountsThePeer(.sqlite) }
     @Test func cookieSessions() async throws { try await SessionScenarios.cookieSessions(.sqlite) }
     @Test func bikes() async throws { try await BikeScenarios.crud(.sqlite) }
     @Test func bikesPerAccount() async throws { try await BikeScenarios.bikesPerAccount(.sqlite) }
@@ -35,6 +37,8 @@ struct SQLiteServerTests {
 struct PostgresServerTests {
     @Test func accountsAndSessions() async throws { try await AccountScenarios.accountsAndSessions(.postgres) }
     @Test func loginThrottle() async throws { try await AccountScenarios.loginThrottle(.postgres) }
+    @Test func signupThrottle() async throws { try await AccountScenarios.signupThrottle(.postgres) }
+    @Test func signupThrottleCountsThePeer() async throws { try await AccountScenarios.signupThrottleCountsThePeer(.postgres) }
     @Test func cookieSessions() async throws { try await SessionScenarios.cookieSessions(.postgres) }
     @Test func bikes() async throws { try await BikeScenarios.crud(.postgres) }
     @Test func bikesPerAccount() async throws { try await BikeScenarios.bikesPerAccount(.postgres) }
