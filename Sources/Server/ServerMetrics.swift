@@ -46,7 +46,7 @@ struct MetricsMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: AppContext, next: (Request, AppContext) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         func record(_ status: Int) {
-            metrics.request(route: context.endpointPath ?? "unmatched", method: request.method.rawValue,
+            metrics.request(route: context.endpointPath ?? "unmatched", method: Self.label(request.method),
                             status: status, duration: ContinuousClock.now - start)
         }
         do {
@@ -57,5 +57,11 @@ struct MetricsMiddleware: RouterMiddleware {
             record(error.status.code)
             throw error
         }
+    }
+
+    /// The methods this API answers keep their name; any other counts as `other`. A method is any token the
+    /// client chooses, and each new label pair is a series the registry keeps and `/metrics` prints forever.
+    static func label(_ method: HTTPRequest.Method) -> String {
+        [.get, .head, .post, .put, .delete, .patch, .options].contains(method) ? method.rawValue : "other"
     }
 }

@@ -25,6 +25,9 @@ enum OpsScenarios {
             _ = try await client.send(.post, "/v1/sightings", token: sentinel,
                                       json: Fixture.Batch(sightings: [Fixture.sighting(), Fixture.sighting(uuid: Fixture.beaconC)]))
             _ = try await client.send(.get, "/v1/bikes/\(bike.id)", token: owner)
+            for method in ["BREW", "M1X", "PROPFIND"] {
+                _ = try await client.send(try #require(HTTPRequest.Method(method)), "/v1/missing")
+            }
             let metrics = try await client.send(.get, "/metrics")
             #expect(metrics.status == .ok)
             let text = String(buffer: metrics.body)
@@ -33,6 +36,9 @@ enum OpsScenarios {
             // Requests are labelled by route template, never by the raw path.
             #expect(text.contains(#"route="/v1/bikes/{id}""#))
             #expect(!text.contains(bike.id))
+            // …and by method only for the methods the API answers: a client's made-up methods add no series.
+            #expect(text.contains(#"method="other""#))
+            #expect(!text.contains("BREW") && !text.contains("M1X") && !text.contains("PROPFIND"))
 
             let spec = try await client.send(.get, "/openapi.yaml")
             #expect(spec.status == .ok)
