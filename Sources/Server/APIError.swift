@@ -33,4 +33,9 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     static let bikeNotFound = APIError(.notFound, "not_found", "no such bike")
 
     static func invalid(_ message: String) -> APIError { APIError(.badRequest, "invalid_request", message) }
+
+    /// 429 with `Retry-After`, so a client or sentinel waits that long instead of retrying at once.
+    static func rateLimited(retryAfter seconds: Int, _ message: String) -> APIError {
+        APIError(.tooManyRequests, "rate_limited", message, headers: [.retryAfter: String(seconds)])
+    }
 }

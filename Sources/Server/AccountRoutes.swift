@@ -31,10 +31,8 @@ enum AccountRoutes {
             let throttle = state.options.loginThrottle
             let failures = try await state.accounts.failedLogins(email: email, since: now - throttle.windowMilliseconds)
             if let wait = throttle.wait(failures: failures, now: now) {
-                let seconds = String((wait + 999) / 1000)
-                throw APIError(.tooManyRequests, "rate_limited",
-                               "too many failed logins for this email; try again in \(seconds) s",
-                               headers: [.retryAfter: seconds])
+                let seconds = Int((wait + 999) / 1000)
+                throw APIError.rateLimited(retryAfter: seconds, "too many failed logins for this email; try again in \(seconds) s")
             }
             let found = try await state.accounts.credentials(email: email)
             let password = credentials.password
@@ -102,8 +100,7 @@ enum AccountRoutes {
         guard let wait = try await state.signupLimiter.retryAfter(signupPrefix + client, now: now) else { return }
         state.logger.notice("sign-up refused: too many from one client address; raise serve --signups-per-hour for a registration event",
                             metadata: ["client": "\(client)", "retry_after_s": "\(wait)"])
-        throw APIError(.tooManyRequests, "rate_limited", "too many sign-ups from your network; try again in \(wait) s",
-                       headers: [.retryAfter: String(wait)])
+        throw APIError.rateLimited(retryAfter: wait, "too many sign-ups from your network; try again in \(wait) s")
     }
 
     static let signupPrefix = "signup:"

@@ -27,8 +27,7 @@ enum SentinelRoutes {
         router.post("/v1/sightings") { request, context in
             let sentinel = try context.sentinel()
             if let wait = try await state.sentinelLimiter.retryAfter(sentinel.id, now: state.now) {
-                throw APIError(.tooManyRequests, "rate_limited", "this sentinel sends too often; wait \(wait) s and send larger batches",
-                               headers: [.retryAfter: "\(wait)"])
+                throw APIError.rateLimited(retryAfter: wait, "this sentinel sends too often; wait \(wait) s and send larger batches")
             }
             let batch = try await JSONResponse.decode(SightingBatch<LenientSightingItem>.self, from: request, context: context)
             guard batch.sightings.count <= SightingBatch<SightingItem>.maxItems else {

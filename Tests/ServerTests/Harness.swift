@@ -90,6 +90,13 @@ struct Harness: Sendable {
         }
     }
 
+    /// The rate limiter's bucket keys, sorted: which clients and sentinels it is holding a row for.
+    func rateBucketKeys() async throws -> [String] {
+        try await database.withSession { db in
+            try await db.raw("SELECT key FROM rate_buckets ORDER BY key").all().map { try $0.decode(column: "key", as: String.self) }
+        }
+    }
+
     func sentinel(_ name: String = "garage", latitude: Double = 51.5, longitude: Double = -0.12) async throws -> (Sentinel, String) {
         try await SentinelStore(database: database).add(name: name, latitude: latitude, longitude: longitude, now: options.now())
     }
