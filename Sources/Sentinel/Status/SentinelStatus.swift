@@ -45,11 +45,13 @@ public struct SentinelStatus: Codable, Equatable, Sendable {
     /// never fetched has no age: the metric is left out rather than written as NaN.
     public var prometheus: String {
         let registry = PrometheusCollectorRegistry()
+        // The names are written whole, so the descriptor's unit suffix stays empty.
         func counter(_ name: String, _ value: Int, _ help: String) {
-            registry.makeCounter(name: name, help: help).increment(by: Int64(max(0, value)))
+            registry.makeCounter(descriptor: MetricNameDescriptor(metricName: name, unitName: "", helpText: help))
+                .increment(by: Int64(max(0, value)))
         }
         func gauge(_ name: String, _ value: Double, _ help: String) {
-            registry.makeGauge(name: name, help: help).set(to: value)
+            registry.makeGauge(descriptor: MetricNameDescriptor(metricName: name, unitName: "", helpText: help)).set(to: value)
         }
         counter("bikebeacon_advertisements_total", advertisements, "Advertisements heard since the sentinel started.")
         counter("bikebeacon_ibeacons_total", iBeacons, "iBeacon advertisements among them.")

@@ -11,23 +11,33 @@ public struct ServerMetrics: Sendable {
         .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5),
     ]
 
+    // Computed: Prometheus's descriptor is not Sendable, so it cannot be a stored static.
+    static var sightings: MetricNameDescriptor {
+        MetricNameDescriptor(metricName: "bikebeacon_sightings", unitName: "total", helpText: "Sightings sentinels sent, by outcome.")
+    }
+    static var requests: MetricNameDescriptor {
+        MetricNameDescriptor(metricName: "bikebeacon_http_requests", unitName: "total",
+                             helpText: "HTTP requests by route template, method and status.")
+    }
+    static var requestDuration: MetricNameDescriptor {
+        MetricNameDescriptor(metricName: "bikebeacon_http_request_duration", unitName: "seconds",
+                             helpText: "Time to answer, by route template and method.")
+    }
+
     public init() {
         registry = PrometheusCollectorRegistry()
     }
 
     func countSightings(accepted: Int, duplicates: Int, rejected: Int) {
         for (outcome, count) in [("accepted", accepted), ("duplicate", duplicates), ("rejected", rejected)] {
-            registry.makeCounter(name: "bikebeacon_sightings_total", labels: [("outcome", outcome)],
-                                 help: "Sightings sentinels sent, by outcome.").increment(by: Int64(count))
+            registry.makeCounter(descriptor: Self.sightings, labels: [("outcome", outcome)]).increment(by: Int64(count))
         }
     }
 
     func request(route: String, method: String, status: Int, duration: Duration) {
-        registry.makeCounter(name: "bikebeacon_http_requests_total", labels: [("route", route), ("method", method), ("status", String(status))],
-                             help: "HTTP requests by route template, method and status.").increment()
-        registry.makeDurationHistogram(name: "bikebeacon_http_request_duration_seconds", labels: [("route", route), ("method", method)],
-                                       buckets: Self.durationBuckets, help: "Time to answer, by route template and method.")
-            .record(duration)
+        registry.makeCounter(descriptor: Self.requests, labels: [("route", route), ("method", method), ("status", String(status))]).increment()
+        registry.makeDurationHistogram(descriptor: Self.requestDuration, labels: [("route", route), ("method", method)],
+                                       buckets: Self.durationBuckets).record(duration)
     }
 
     /// The text exposition format.
