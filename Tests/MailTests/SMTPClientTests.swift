@@ -99,9 +99,9 @@ import TestSupport
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .bind(host: "127.0.0.1", port: 0).get()
         let port = try #require(server.localAddress?.port)
-        defer { try? server.close().wait() }
         await #expect(throws: SMTPError.timeout(waitingFor: "the greeting")) {
             try await SMTPClient(url: try SMTPURL(parsing: "smtp://127.0.0.1:\(port)"), timeout: .milliseconds(300)).send(MIMETests.message)
         }
+        try await server.close().get()
     }
 }
