@@ -115,6 +115,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // What the command line prints: report lines and tables, stderr, and the terminal the range view draws on.
+        .target(name: "Console", dependencies: ["Beacon", "Scanning", "Owners", .product(name: "Logging", package: "swift-log")]),
         // A throwaway bikebeacon-server child on a free loopback port: the demo's, and the tests' free port.
         .target(name: "LocalServer", dependencies: ["ServerClient", "Subprocesses", .product(name: "NIOHTTP1", package: "swift-nio")]),
         // The daemon's durable edges: missing-list sync and cache, outbox, reporter.
@@ -154,7 +156,7 @@ let package = Package(
             name: "bikebeacon",
             dependencies: [
                 "Beacon", "Proximity", "Regions", "Registry", "Scanning", "Captures", "HCI", "Tracking", "Analysis", "Sentinel",
-                "Owners", "ServerClient", "BikebeaconAPI", "LocalServer", "Durable", "CMalloc",
+                "Owners", "ServerClient", "BikebeaconAPI", "LocalServer", "Durable", "CMalloc", "Console",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -239,6 +241,7 @@ let package = Package(
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ]
         ),
+        .testTarget(name: "ConsoleTests", dependencies: ["Console", "Beacon", "Scanning", "Owners"]),
         .testTarget(name: "StrictYAMLTests", dependencies: ["StrictYAML", "TestSupport", .product(name: "Yams", package: "Yams")]),
         .testTarget(name: "MailTests", dependencies: ["Mail", "TestSupport", .product(name: "NIOSSL", package: "swift-nio-ssl")]),
         .testTarget(

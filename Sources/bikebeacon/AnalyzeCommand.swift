@@ -1,4 +1,5 @@
 import Analysis
+import Console
 import Durable
 import ArgumentParser
 #if canImport(FoundationEssentials)

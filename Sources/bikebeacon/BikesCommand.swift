@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Console
 import Owners
 
 /// `bikebeacon bikes add|list|remove`: the owner's own bikes in a local JSON file.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Beacon
+import Console
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

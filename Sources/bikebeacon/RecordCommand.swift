@@ -1,6 +1,7 @@
 import ArgumentParser
 import Beacon
 import Captures
+import Console
 import Scanning
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Beacon
+import Console
 import Scanning
 
 struct ReplayCommand: AsyncParsableCommand {

@@ -7,6 +7,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Console
 import Logging
 import Scanning
 import Sentinel

@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Console
 import Sentinel
 
 struct StatusCommand: AsyncParsableCommand {

@@ -3,14 +3,16 @@ import Synchronization
 
 /// Keeps the latest warning from the scanner for the range screen's notice line: while the
 /// screen is up, lines on stderr would be drawn over at once.
-final class NoticeBoard: Sendable {
+public final class NoticeBoard: Sendable {
     private let latest = Mutex<String?>(nil)
 
-    var current: String? { latest.withLock { $0 } }
+    public init() {}
 
-    func post(_ text: String) { latest.withLock { $0 = text } }
+    public var current: String? { latest.withLock { $0 } }
 
-    func logger(_ label: String) -> Logger {
+    public func post(_ text: String) { latest.withLock { $0 = text } }
+
+    public func logger(_ label: String) -> Logger {
         Logger(label: label) { _ in NoticeLogHandler(board: self) }
     }
 }

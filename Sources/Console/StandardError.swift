@@ -4,13 +4,13 @@ import Glibc
 import Logging
 
 /// Operator-facing output that must not mix with report lines on stdout.
-enum StandardError {
-    static func line(_ text: String) {
+public enum StandardError {
+    public static func line(_ text: String) {
         Terminal.write(text + "\n", to: STDERR_FILENO)
     }
 
     /// A logger writing to stderr without bootstrapping the global logging system.
-    static func logger(_ label: String) -> Logger {
+    public static func logger(_ label: String) -> Logger {
         Logger(label: label, factory: { StreamLogHandler.standardError(label: $0) })
     }
 }

@@ -1,6 +1,6 @@
 /// Minimal JSON string escaping for hand-written, stable-order JSON lines.
-enum JSONText {
-    static func escape(_ text: String) -> String {
+public enum JSONText {
+    public static func escape(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {

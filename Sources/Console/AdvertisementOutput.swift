@@ -2,16 +2,16 @@ import Beacon
 import Scanning
 
 /// How `scan` and `replay` print reports: a JSON line each, or a readable table.
-enum AdvertisementOutput {
-    static func json(_ a: Advertisement) -> String {
+public enum AdvertisementOutput {
+    public static func json(_ a: Advertisement) -> String {
         let power = a.measuredPower.map(String.init) ?? "null"
         let address = a.address.map { "\"\($0)\"" } ?? "null"
         return #"{"time": \#(timeText(a.time)), "address": \#(address), "uuid": "\#(a.beacon.uuid.uuidString)", "major": \#(a.beacon.major), "minor": \#(a.beacon.minor), "measuredPower": \#(power), "rssi": \#(a.rssi)}"#
     }
 
-    static let tableHeader = "TIME               ADDRESS            UUID                                  MAJOR  MINOR  POWER  RSSI"
+    public static let tableHeader = "TIME               ADDRESS            UUID                                  MAJOR  MINOR  POWER  RSSI"
 
-    static func tableRow(_ a: Advertisement) -> String {
+    public static func tableRow(_ a: Advertisement) -> String {
         let power = a.measuredPower.map(String.init) ?? "?"
         return [
             timeText(a.time).padded(to: 18),
@@ -25,17 +25,16 @@ enum AdvertisementOutput {
     }
 
     /// The end-of-run summary, for stderr.
-    static func summary(_ c: ScanCounts) -> String {
+    public static func summary(_ c: ScanCounts) -> String {
         "reports read: \(c.reports), iBeacons: \(c.iBeacons), other advertisements: \(c.otherAdvertisements), errors: \(c.errors)"
     }
 
     /// Epoch seconds with microseconds, as captures stamp them.
-    static func timeText(_ t: Double) -> String {
+    public static func timeText(_ t: Double) -> String {
         let micros = (t * 1_000_000).rounded()
         let seconds = Int64((micros / 1_000_000).rounded(.down))
         let fraction = Int64(micros) - seconds * 1_000_000
         let digits = String(fraction)
         return "\(seconds)." + String(repeating: "0", count: 6 - digits.count) + digits
     }
-
 }
