@@ -67,7 +67,8 @@ public enum SentinelRunner {
                                    cache: MissingListCache(path: state + "/missing-list.json"), logger: logger.labelled("bikebeacon.missing-list"))
         let stats = Stats(startedAt: now())
         let mqtt = try configuration.mqtt.map {
-            try MQTTBridge(settings: $0, bikes: configuration.ownBikes, stateDirectory: state, logger: logger.labelled("bikebeacon.mqtt"))
+            try MQTTBridge(settings: $0, bikes: configuration.ownBikes, configurationURL: configuration.serverURL, stateDirectory: state,
+                           logger: logger.labelled("bikebeacon.mqtt"))
         }
         let summary: Summary
         do {

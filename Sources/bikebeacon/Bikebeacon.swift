@@ -2,12 +2,14 @@ import ArgumentParser
 #if os(Linux)
 import CMalloc
 #endif
+import Sentinel
 
 @main
 struct Bikebeacon: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bikebeacon",
         abstract: "Find lost and stolen bikes by their iBeacon tags.",
+        version: BikebeaconVersion.current,
         subcommands: [
             DecodeCommand.self,
             AnalyzeCommand.self,

@@ -17,6 +17,9 @@ public enum HomeAssistantDiscovery {
             var name: String
             var manufacturer = "bikebeacon"
             var model = "bikebeacon sentinel"
+            var swVersion = BikebeaconVersion.current
+            /// Where the owner manages the bikes: the community server's dashboard.
+            var configurationUrl: String?
         }
 
         var name: String
@@ -38,13 +41,14 @@ public enum HomeAssistantDiscovery {
         var icon: String?
     }
 
-    /// The config messages for this sentinel and its own bikes, retained.
-    public static func configs(topics: MQTTTopics, bikes: [OwnBike]) -> [MQTTMessage] {
+    /// The config messages for this sentinel and its own bikes, retained; `configurationURL` is
+    /// the device's link in Home Assistant.
+    public static func configs(topics: MQTTTopics, bikes: [OwnBike], configurationURL: String? = nil) -> [MQTTMessage] {
         guard !topics.discovery.isEmpty else { return [] }
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return entries(topics: topics, bikes: bikes).compactMap { topic, config in
+        return entries(topics: topics, bikes: bikes, configurationURL: configurationURL).compactMap { topic, config in
             guard let data = try? encoder.encode(config) else { return nil }
             return MQTTMessage(topic: topic, payload: Array(data), qos: .atLeastOnce, retain: true)
         }
@@ -62,15 +66,22 @@ public enum HomeAssistantDiscovery {
         return owned
     }
 
-    /// Empty retained messages for topics published before and owned no more.
-    public static func removals(previous: Set<String>, current: Set<String>) -> [MQTTMessage] {
-        previous.subtracting(current).sorted().map { MQTTMessage(topic: $0, payload: [], qos: .atLeastOnce, retain: true) }
+    /// Empty retained messages for topics published before and owned no more: the entities'
+    /// configs, and the states to clear once Home Assistant has dropped those entities. A state
+    /// emptied while its entity still listens reaches the entity's templates as an empty payload,
+    /// which Home Assistant logs as an error.
+    public static func removals(topics: MQTTTopics, previous: Set<String>, current: Set<String>)
+        -> (entities: [MQTTMessage], states: [MQTTMessage]) {
+        let gone = previous.subtracting(current).sorted()
+        let isConfig = { (topic: String) in !topics.discovery.isEmpty && topic.hasPrefix(topics.discovery + "/") && topic.hasSuffix("/config") }
+        func empty(_ topic: String) -> MQTTMessage { MQTTMessage(topic: topic, payload: [], qos: .atLeastOnce, retain: true) }
+        return (gone.filter(isConfig).map(empty), gone.filter { !isConfig($0) }.map(empty))
     }
 
-    static func entries(topics: MQTTTopics, bikes: [OwnBike]) -> [(topic: String, config: Config)] {
+    static func entries(topics: MQTTTopics, bikes: [OwnBike], configurationURL: String? = nil) -> [(topic: String, config: Config)] {
         guard !topics.discovery.isEmpty else { return [] }
         let node = topics.node
-        let device = Config.Device(identifiers: ["bikebeacon_\(node)"], name: "bikebeacon \(node)")
+        let device = Config.Device(identifiers: ["bikebeacon_\(node)"], name: "bikebeacon \(node)", configurationUrl: configurationURL)
         func config(_ object: String, name: String, state: String) -> Config {
             Config(name: name, uniqueId: "bikebeacon_\(node)_\(object)", stateTopic: state,
                    availabilityTopic: topics.status, device: device)

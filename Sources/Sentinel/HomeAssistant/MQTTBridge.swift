@@ -18,13 +18,15 @@ struct MQTTBridge: Sendable {
     let topics: MQTTTopics
     let settings: MQTTSettings
     let bikes: [OwnBike]
+    /// The device's link in Home Assistant: the server's dashboard, where the owner manages bikes.
+    let configurationURL: String?
     let memoryPath: String
     let logger: Logger
 
     /// What the state directory remembers: the retained topics last published.
     struct Memory: Codable { var topics: [String] }
 
-    init(settings: MQTTSettings, bikes: [OwnBike], stateDirectory: String, logger: Logger) throws {
+    init(settings: MQTTSettings, bikes: [OwnBike], configurationURL: String?, stateDirectory: String, logger: Logger) throws {
         guard let broker = settings.broker else { throw ConfigurationError.invalid("mqtt.url '\(MQTTBrokerAddress.redacted(settings.url))' is not an MQTT URL") }
         let topics = MQTTTopics(prefix: settings.prefix, node: settings.name, discovery: settings.discovery)
         let backoff = Backoff(initial: 1, maximum: 60)
@@ -44,6 +46,7 @@ struct MQTTBridge: Sendable {
         self.topics = topics
         self.settings = settings
         self.bikes = bikes
+        self.configurationURL = configurationURL
         memoryPath = stateDirectory + "/" + Self.memoryFileName
         self.logger = logger
     }
@@ -67,21 +70,31 @@ struct MQTTBridge: Sendable {
     private func announce() async {
         let current = HomeAssistantDiscovery.retainedTopics(topics: topics, bikes: bikes)
         let previous = loadMemory()
-        let removals = HomeAssistantDiscovery.removals(previous: previous, current: current)
-        if !removals.isEmpty {
-            logger.info("removing retained MQTT topics of bikes no longer configured", metadata: ["topics": "\(removals.count)"])
+        let removals = HomeAssistantDiscovery.removals(topics: topics, previous: previous, current: current)
+        if !removals.entities.isEmpty || !removals.states.isEmpty {
+            logger.info("removing retained MQTT topics of bikes no longer configured",
+                        metadata: ["topics": "\(removals.entities.count + removals.states.count)"])
         }
-        await client.publish(removals + HomeAssistantDiscovery.configs(topics: topics, bikes: bikes))
+        await client.publish(removals.entities + HomeAssistantDiscovery.configs(topics: topics, bikes: bikes, configurationURL: configurationURL))
+        if !removals.states.isEmpty {
+            guard await flushed() else { return }
+            await client.publish(removals.states)
+        }
+        guard await flushed() else { return }
+        do {
+            try AtomicFile.write(try JSONEncoder().encode(Memory(topics: current.sorted())), to: memoryPath)
+        } catch {
+            logger.warning("cannot remember the published MQTT topics; a bike removed later may keep its Home Assistant entities",
+                           metadata: ["path": "\(memoryPath)", "error": "\(error)"])
+        }
+    }
+
+    /// Waits until the broker has everything published so far; false once cancelled.
+    private func flushed() async -> Bool {
         while !Task.isCancelled {
-            guard await client.flush(timeout: .seconds(60), poll: .seconds(1)) else { continue }
-            do {
-                try AtomicFile.write(try JSONEncoder().encode(Memory(topics: current.sorted())), to: memoryPath)
-            } catch {
-                logger.warning("cannot remember the published MQTT topics; a bike removed later may keep its Home Assistant entities",
-                               metadata: ["path": "\(memoryPath)", "error": "\(error)"])
-            }
-            return
+            if await client.flush(timeout: .seconds(60), poll: .seconds(1)) { return true }
         }
+        return false
     }
 
     private func loadMemory() -> Set<String> {

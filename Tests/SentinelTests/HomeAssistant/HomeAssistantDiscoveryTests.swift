@@ -31,15 +31,30 @@ import Testing
     @Test func aRemovedBikeLosesItsEntitiesAndRetainedState() {
         let before = HomeAssistantDiscovery.retainedTopics(topics: Self.topics, bikes: Self.bikes)
         let after = HomeAssistantDiscovery.retainedTopics(topics: Self.topics, bikes: [Self.bikes[0]])
-        let removals = HomeAssistantDiscovery.removals(previous: before, current: after)
-        #expect(removals.allSatisfy { $0.payload.isEmpty && $0.retain })
-        #expect(Set(removals.map(\.topic)) == [
+        let removals = HomeAssistantDiscovery.removals(topics: Self.topics, previous: before, current: after)
+        #expect((removals.entities + removals.states).allSatisfy { $0.payload.isEmpty && $0.retain })
+        // The entities go first; their states are cleared only after (MQTTBridge waits for the broker
+        // between the two), or Home Assistant renders the still-listening entities on an empty payload.
+        #expect(Set(removals.entities.map(\.topic)) == [
             "homeassistant/device_tracker/garage/kid_s_bike/config",
             "homeassistant/sensor/garage/kid_s_bike_distance/config", "homeassistant/sensor/garage/kid_s_bike_zone/config",
             "homeassistant/sensor/garage/kid_s_bike_rssi/config", "homeassistant/sensor/garage/kid_s_bike_last_seen/config",
-            "bikebeacon/garage/bikes/kid_s_bike/presence", "bikebeacon/garage/bikes/kid_s_bike/state",
         ])
-        #expect(HomeAssistantDiscovery.removals(previous: after, current: after).isEmpty)
+        #expect(Set(removals.states.map(\.topic)) == ["bikebeacon/garage/bikes/kid_s_bike/presence", "bikebeacon/garage/bikes/kid_s_bike/state"])
+        let none = HomeAssistantDiscovery.removals(topics: Self.topics, previous: after, current: after)
+        #expect(none.entities.isEmpty && none.states.isEmpty)
+    }
+
+    /// Home Assistant's device page shows the software version and links to where the owner manages bikes.
+    @Test func theDeviceNamesItsVersionAndItsConfigurationURL() throws {
+        let messages = HomeAssistantDiscovery.configs(topics: Self.topics, bikes: Self.bikes, configurationURL: "https://bikes.example.org")
+        for message in messages {
+            let device = try #require(try DiscoverySchema.object(message.payload)["device"] as? [String: Any])
+            #expect(device["sw_version"] as? String == BikebeaconVersion.current)
+            #expect(device["configuration_url"] as? String == "https://bikes.example.org")
+        }
+        let unlinked = try DiscoverySchema.object(try #require(HomeAssistantDiscovery.configs(topics: Self.topics, bikes: Self.bikes).first).payload)
+        #expect((unlinked["device"] as? [String: Any])?["configuration_url"] == nil)
     }
 
     @Test func noDiscoveryPrefixNoConfigs() {
@@ -88,7 +103,7 @@ enum DiscoverySchema {
         }
         if let device = config["device"] as? [String: Any] {
             if (device["identifiers"] as? [String])?.isEmpty != false { problems.append("device without identifiers") }
-            for key in device.keys where !["identifiers", "name", "manufacturer", "model", "sw_version"].contains(key) { problems.append("device key \(key)") }
+            for key in device.keys where !["identifiers", "name", "manufacturer", "model", "sw_version", "configuration_url"].contains(key) { problems.append("device key \(key)") }
         } else {
             problems.append("device is not an object")
         }
