@@ -17,7 +17,11 @@ import Proximity
 ///   at start, `not_home` only after `grace` seconds without it coming home, so a restart is
 ///   not a departure.
 /// - The count of missing bikes in range whenever it changes (no identities).
-/// - With ESPresense on, each published reading also goes to `espresense/devices/<id>/<room>`.
+/// - With ESPresense on, each published reading also goes to `espresense/devices/<id>/<room>`,
+///   and a bike still heard is reported there again every `espresenseRefresh` seconds, as
+///   ESPresense itself does: `mqtt_room` and the companion learn a device's room only from these
+///   messages (not retained), so one lost before the broker connection was up would otherwise
+///   leave a parked bike roomless until it moved.
 public struct MQTTPresence: Sendable {
     public struct Configuration: Sendable {
         public var topics: MQTTTopics
@@ -27,6 +31,8 @@ public struct MQTTPresence: Sendable {
         public var minimumInterval: Double = 1
         public var distanceStep: Double = 0.5
         public var rssiStep: Double = 2
+        /// ESPresense's default "skip" age (5000 ms): a device it hears is reported at least this often.
+        public var espresenseRefresh: Double = 5
 
         public init(topics: MQTTTopics, espresense: Bool, grace: Double) {
             self.topics = topics
@@ -122,6 +128,11 @@ public struct MQTTPresence: Sendable {
                 }
             } else {
                 bikes[i].pending = nil
+            }
+            if configuration.espresense, reading.zone != .unknown,
+               time - (bikes[i].espresenseDistance?.time ?? -.infinity) >= configuration.espresenseRefresh,
+               let message = espresense(i, reading, time: time) {
+                messages.append(message)
             }
         }
         for i in bikes.indices {

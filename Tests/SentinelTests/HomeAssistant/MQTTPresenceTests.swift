@@ -40,6 +40,28 @@ import Testing
         messages.filter { $0.topic == topic }.map { String(decoding: $0.payload, as: UTF8.self) }
     }
 
+    /// A parked bike: its state goes out once, but ESPresense hears of it every 5 s, as from an
+    /// ESPresense node, so mqtt_room knows its room even if the first report was lost.
+    @Test func aStillBikeIsReportedToESPresenseEveryFiveSeconds() {
+        var p = Self.presence(espresense: true)
+        let espresenseTopic = "espresense/devices/iBeacon:494e5445-4c4c-495f-524f-434b535f4857-20597-62207/garage"
+        var reports: [Double] = []
+        var states = 0
+        for second in 0..<21 {
+            let time = Self.t0 + Double(second)
+            let messages = p.step(advertisement: Self.advertisement(at: time), estimate: Self.estimate(.near, 1.0, -70, at: time),
+                                  output: .init(), time: time)
+            reports += messages.filter { $0.topic == espresenseTopic }.map { _ in Double(second) }
+            states += Self.states(messages).count
+        }
+        #expect(states == 1)
+        #expect(reports == [0, 5, 10, 15, 20])
+        // Out of range (zone unknown), nothing goes to ESPresense.
+        let silent = p.step(advertisement: Self.advertisement(at: Self.t0 + 30), estimate: Self.estimate(.unknown, 9, -99, at: Self.t0 + 30),
+                            output: .init(), time: Self.t0 + 30)
+        #expect(!silent.contains { $0.topic == espresenseTopic })
+    }
+
     @Test func stateGoesOutOnChangeAndAtMostOnceASecond() throws {
         var p = Self.presence()
         let first = Self.hear(&p, at: Self.t0, .near, 1.0, -70)
