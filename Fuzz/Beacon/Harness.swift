@@ -1,6 +1,7 @@
 import Beacon
 
-/// libFuzzer entry: any bytes as AD structures and as an iBeacon in each accepted form.
+/// libFuzzer entry: any bytes as AD structures and as an iBeacon in each accepted form, and as
+/// text an owner pastes for a tag (`BeaconPaste`).
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzBeacon(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -15,5 +16,6 @@ func fuzzBeacon(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     if bytes.count >= 2 {
         _ = try? IBeacon.decode(companyID: UInt16(bytes[0]) | UInt16(bytes[1]) << 8, payload: bytes.dropFirst(2))
     }
+    _ = try? BeaconPaste.parse(String(decoding: bytes, as: UTF8.self))
     return 0
 }

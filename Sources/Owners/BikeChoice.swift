@@ -23,11 +23,14 @@ public enum BikeChoice {
         return path
     }
 
+    /// A beacon as the owner has it: `UUID:MAJOR:MINOR`, or pasted from a tag's app, label or
+    /// link in any form `BeaconPaste` reads.
     public static func beacon(_ text: String) throws(Failure) -> BeaconID {
-        guard let beacon = BeaconID(text) else {
-            throw Failure("\"\(text)\" is not a beacon: write it as UUID:MAJOR:MINOR, e.g. 494E5445-4C4C-495F-524F-434B535F4857:20596:25984")
+        do {
+            return try BeaconPaste.parse(text)
+        } catch {
+            throw Failure("\"\(text)\" is not a beacon: \(error)")
         }
-        return beacon
     }
 
     /// The logged-in account's session, if any (`bikebeacon login`).

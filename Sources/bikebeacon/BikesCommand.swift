@@ -28,7 +28,7 @@ struct BikesCommand: AsyncParsableCommand {
         @Argument(help: "A name for the bike, e.g. \"red commuter\".")
         var name: String
 
-        @Option(help: "The beacon stuck on it, UUID:MAJOR:MINOR.")
+        @Option(help: "The beacon stuck on it: UUID:MAJOR:MINOR, or pasted as the tag's app or label shows it (UUID, major and minor with any separators, the raw 4c000215… hex, or a link with uuid=, major=, minor=).")
         var beacon: String
 
         @OptionGroup var location: Location

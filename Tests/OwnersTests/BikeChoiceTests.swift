@@ -32,6 +32,9 @@ struct BikeChoiceTests {
         let chosen = try await BikeChoice.resolve(bike: nil, beacon: Self.green.beacon.description, bikesFile: "/nonexistent/bikes.json", environment: [:]) { nil }
         #expect(chosen.name == nil && chosen.beacon == Self.green.beacon)
         #expect(throws: BikeChoice.Failure.self) { try BikeChoice.beacon("not-a-beacon") }
+        // Pasted as the tag's app shows it: raw manufacturer data, or a labelled line.
+        #expect(try BikeChoice.beacon("4c000215426c7565436861726d426561636f6e730efe1355c5") == Self.green.beacon)
+        #expect(try BikeChoice.beacon("UUID: 426c7565-4368-6172-6d42-6561636f6e73 Major: 3838 Minor: 4949") == Self.green.beacon)
     }
 
     @Test func theAccountIsAskedForAnUnknownNameOrAnEmptyFile() async throws {

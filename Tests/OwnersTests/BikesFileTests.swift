@@ -51,7 +51,7 @@ struct BikesFileTests {
         #expect(sameBeacon.stderr.contains("already belongs to \"blue\""))
         let badBeacon = try await run("bikebeacon", ["bikes", "add", "x", "--beacon", "not-a-beacon", "--file", file])
         #expect(badBeacon.status != 0)
-        #expect(badBeacon.stderr.contains("write it as UUID:MAJOR:MINOR"))
+        #expect(badBeacon.stderr.contains("no beacon UUID in it: paste the UUID with its major and minor (UUID/MAJOR/MINOR)"))
         let unknown = try await run("bikebeacon", ["bikes", "remove", "green", "--file", file])
         #expect(unknown.status != 0)
         #expect(unknown.stderr.contains("no bike called \"green\": known bikes are \"blue\""))
