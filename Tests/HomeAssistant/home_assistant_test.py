@@ -12,10 +12,12 @@ Prints one `ok`/`FAIL` line per check and a closing count; exits 1 on any failur
 """
 import argparse
 import asyncio
+import base64
 import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -129,8 +131,9 @@ class HomeAssistant:
             if child.poll() is not None:
                 raise SystemExit(f"home assistant test: FAIL: Home Assistant exited with {child.returncode} before it answered; see its log")
             with contextlib.suppress(aiohttp.ClientError, asyncio.TimeoutError):
-                async with self.session.get(f"{self.base}/api/onboarding", timeout=aiohttp.ClientTimeout(total=5)) as r:
-                    if r.status == 200:
+                # 401 without a token: the API is up (onboarded or not).
+                async with self.session.get(f"{self.base}/api/", timeout=aiohttp.ClientTimeout(total=5)) as r:
+                    if r.status in (200, 401):
                         return
             await asyncio.sleep(1)
         raise SystemExit(f"home assistant test: FAIL: Home Assistant did not answer on {self.base} within {seconds} s")
@@ -323,6 +326,11 @@ sensor:
         await ha.ws.close()
         ha_child.send_signal(signal.SIGTERM)
         ha_child.wait(timeout=120)
+        # The wizard's other steps (location, analytics, integrations) are marked done rather than taken:
+        # its location step adds weather, radio and text-to-speech integrations that need the network.
+        # Without this, the frontend opens on the wizard instead of its pages.
+        (config / ".storage" / "onboarding").write_text(json.dumps(
+            {"version": 4, "minor_version": 1, "key": "onboarding", "data": {"done": ["user", "core_config", "analytics", "integration"]}}))
         ha_child = start_home_assistant()
         await ha.started(ha_child, 240)
         await ha.connect()
@@ -406,6 +414,13 @@ sensor:
         checks.check("mqtt_room puts the bike in the sentinel's room from the ESPresense topics", room["state"] == NODE,
                      f"{room['state']}, distance {room['attributes'].get('distance')}")
 
+        if device:
+            text = await screenshot(session, processes, work, ha, f"/config/devices/device/{device['id']}", artifacts / "device-page.png",
+                                    wanted="bikebeacon sentinel")
+            checks.check("Home Assistant's own device page shows the sentinel and the bike (headless Chromium, screenshot kept)",
+                         "bikebeacon garage" in text and "Commuter" in text and "bikebeacon sentinel" in text,
+                         f"{artifacts / 'device-page.png'}" if text else "no page text")
+
         # The tag goes quiet: a departure, not_home.
         del mock.present[OWN_ADDRESS]
         left = time.monotonic()
@@ -449,6 +464,68 @@ sensor:
         (artifacts / "entities.json").write_text(json.dumps(
             [{k: e.get(k) for k in ("entity_id", "unique_id", "original_name", "device_class", "unit_of_measurement")} for e in entities],
             indent=2))
+
+
+async def screenshot(session, processes, work, ha, path, output, wanted):
+    """Home Assistant's frontend as its user sees it, logged in with the test's long-lived token
+    (the frontend reads its tokens from localStorage), in headless Chromium over the DevTools protocol."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        print("  ...   no Chromium (scripts/setup --test installs Debian's chromium): no screenshot", flush=True)
+        return ""
+    port = free_port()
+    processes.start([chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
+                     "--window-size=1280,1000", f"--remote-debugging-port={port}", f"--user-data-dir={work / 'chromium'}", "about:blank"],
+                    open(work / "chromium.log", "w"))
+    pages = []
+    for _ in range(150):
+        with contextlib.suppress(aiohttp.ClientError):
+            async with session.get(f"http://127.0.0.1:{port}/json/list") as r:
+                pages = [t for t in await r.json() if t["type"] == "page"]
+        if pages:
+            break
+        await asyncio.sleep(0.2)
+    if not pages:
+        return ""
+    devtools = await session.ws_connect(pages[0]["webSocketDebuggerUrl"], max_msg_size=0)
+    ids = iter(range(1, 1_000_000))
+
+    async def send(method, **params):
+        ident = next(ids)
+        await devtools.send_json({"id": ident, "method": method, "params": params})
+        async for message in devtools:
+            data = json.loads(message.data)
+            if data.get("id") == ident:
+                return data.get("result", {})
+        return {}
+
+    tokens = {"access_token": ha.token, "token_type": "Bearer", "expires_in": 10 ** 9, "hassUrl": ha.base,
+              "clientId": f"{ha.base}/", "expires": int(time.time() * 1000) + 10 ** 12, "refresh_token": ""}
+    await send("Page.navigate", url=f"{ha.base}/auth/authorize")
+    await asyncio.sleep(2)
+    await send("Runtime.evaluate", expression=f"localStorage.setItem('hassTokens', {json.dumps(json.dumps(tokens))})")
+    await send("Page.navigate", url=f"{ha.base}{path}")
+    # The frontend draws in shadow DOM: its text is gathered through every shadow root, until the page has
+    # its content (it loads for seconds on a busy machine) or a minute has gone.
+    deep_text = """(() => {
+        const out = [];
+        const walk = node => {
+            if (node.shadowRoot) walk(node.shadowRoot);
+            for (const child of node.childNodes) child.nodeType === 3 ? out.push(child.textContent) : walk(child);
+        };
+        walk(document.body);
+        return out.join(' ');
+    })()"""
+    text = ""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (wanted in text):
+        await asyncio.sleep(2)
+        text = (await send("Runtime.evaluate", returnByValue=True, expression=deep_text)).get("result", {}).get("value", "")
+    await asyncio.sleep(2)  # the entities' states fill in just after the names
+    data = (await send("Page.captureScreenshot", format="png")).get("data", "")
+    output.write_bytes(base64.b64decode(data))
+    await devtools.close()
+    return text
 
 
 async def _state_is(ha, entity_id, value):
