@@ -370,6 +370,8 @@ sensor:
                      device.get("manufacturer") == "bikebeacon" and device.get("model") == "bikebeacon sentinel"
                      and bool(re.match(r"^\d+\.\d+", device.get("sw_version") or "")),
                      f"{device.get('manufacturer')} / {device.get('model')} / {device.get('sw_version')}")
+        checks.check("the device links to the server's dashboard (configuration URL)", device.get("configuration_url") == SERVER_URL,
+                     str(device.get("configuration_url")))
         checks.check("every entity is on that device", bool(device) and all(e.get("device_id") == device.get("id") for e in entities))
 
         def entity(unique):
