@@ -24,6 +24,10 @@ public struct SentinelCore: Sendable {
     private let ownBikes: [String: OwnBike]
     private var replayTick = -Double.infinity
     private var replayEnd = -Double.infinity
+    /// Added to core times to stamp what leaves the core (sightings, alarms). Live, core time is
+    /// monotonic (`LiveClock`) and this is how far the wall clock has moved from it; a capture's
+    /// times are its stamps (0).
+    public var stampShift = 0.0
 
     public init(ownBikes: [OwnBike] = [], registry: MissingRegistry = MissingRegistry(),
                 tracking: TrackerConfiguration = .init(), sighting: SightingTracker.Configuration = .init()) {
@@ -103,11 +107,11 @@ public struct SentinelCore: Sendable {
                                                                  distance: estimate.distance, zone: estimate.zone))
                 }
                 if let sighting = sightings.handle(event.region, isMissing: true, makeID: makeID) {
-                    out.sightings.append(sighting)
+                    out.sightings.append(sighting.shifted(by: stampShift))
                 }
             case .own:
                 if case let .exited(region, _, time, lastSeen) = event.region, let bike = ownBikes[region.name] {
-                    out.alarms.append(OwnBikeAlarm(bike: bike, time: time, lastSeen: lastSeen))
+                    out.alarms.append(OwnBikeAlarm(bike: bike, time: time + stampShift, lastSeen: lastSeen + stampShift))
                 }
                 if case let .entered(region, _, _) = event.region, ownBikes[region.name] != nil {
                     out.arrivals.append(region.name)

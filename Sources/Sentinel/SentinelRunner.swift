@@ -19,7 +19,7 @@ import Tracking
 /// replay, until the capture is done and the outbox drained (or `drainTimeout` passed).
 public enum SentinelRunner {
     public enum Source: Sendable {
-        /// Live radio: ticks come from the wall clock.
+        /// Live radio: ticks and readings on `LiveClock`'s monotonic timeline, stamped with the wall clock.
         case live(any Scanning.Scanner)
         /// A capture: time is the capture's; departures are flushed at its end.
         case replay(any Scanning.Scanner)
@@ -148,6 +148,7 @@ public enum SentinelRunner {
         var created = 0
         var alarms: [Task<Void, Never>] = []
         var lastTime = 0.0
+        let clock = LiveClock()
         var lastListCheck = now()
         var presence = mqtt?.presence()
         var pending = PendingSightings(limit: configuration.outboxMaxRows)
@@ -194,8 +195,17 @@ public enum SentinelRunner {
             }
         }
         func handle(_ input: Input) async throws {
+            if !replay {
+                core.stampShift = clock.shift
+                presence?.stampShift = core.stampShift
+            }
             switch input {
-            case let .advertisements(batch):
+            case var .advertisements(batch):
+                // Live, a batch is one bus dispatch or socket burst, heard moments ago: it joins the core's timeline now.
+                if !replay {
+                    let time = clock.now
+                    for i in batch.indices { batch[i].time = time }
+                }
                 await stats.advertisements(batch.count, matched: batch.count(where: { core.registry.contains($0.beacon) }))
                 for advertisement in batch {
                     lastTime = max(lastTime, advertisement.time)
@@ -243,7 +253,7 @@ public enum SentinelRunner {
             group.addTask {
                 while !Task.isCancelled {
                     try await Task.sleep(for: .seconds(1))
-                    feed.yield(.tick(now()))
+                    feed.yield(.tick(clock.now))
                 }
             }
             for await input in inputs {

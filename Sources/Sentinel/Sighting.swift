@@ -66,6 +66,16 @@ extension Sighting: Codable {
         try item.encode(to: encoder)
     }
 
+    /// The same sighting with its times moved by `seconds`: from the core's timeline to the wall clock.
+    public func shifted(by seconds: Double) -> Sighting {
+        guard seconds != 0 else { return self }
+        var copy = self
+        copy.time += seconds
+        copy.firstSeen += seconds
+        copy.lastSeen += seconds
+        return copy
+    }
+
     /// The wire form: flat beacon fields, RFC 3339 times in UTC with milliseconds (what the server stores).
     public var item: SightingItem {
         SightingItem(id: id.uuidString.lowercased(), uuid: beacon.uuid.uuidString, major: Int(beacon.major), minor: Int(beacon.minor),

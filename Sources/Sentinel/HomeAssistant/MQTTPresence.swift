@@ -81,6 +81,8 @@ public struct MQTTPresence: Sendable {
     private var startedAt: Double?
     private var missingInRange: Set<BeaconID> = []
     private var publishedMissing: Int?
+    /// Added to times to stamp `last_seen`: the core's timeline to the wall clock (`SentinelCore.stampShift`).
+    public var stampShift = 0.0
 
     public init(configuration: Configuration, bikes: [OwnBike]) {
         self.configuration = configuration
@@ -175,7 +177,9 @@ public struct MQTTPresence: Sendable {
         bikes[i].pending = nil
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        guard let state = try? encoder.encode(reading) else { return [] }
+        var stamped = reading
+        stamped.lastSeen = reading.lastSeen.map { $0 + stampShift }
+        guard let state = try? encoder.encode(stamped) else { return [] }
         var messages = [MQTTMessage(topic: configuration.topics.state(bikes[i].slug), payload: Array(state), retain: true)]
         if configuration.espresense, reading.zone != .unknown, let message = espresense(i, reading, time: time) {
             messages.append(message)
