@@ -27,7 +27,7 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .unknownFormat(firstBytes):
             "not a btsnoop, pcap or pcapng capture (starts with \(Hex.string(firstBytes))); record one with `bikebeacon record`, btmon -w, or Wireshark"
         case let .unsupportedLinkType(type, offset):
-            "link type \(type) at byte offset \(offset) is not Bluetooth HCI H4 (187) or H4 with phdr (201)"
+            "link type \(type) at byte offset \(offset) is not Bluetooth HCI: btsnoop H1 (1001), H4 (1002) or btmon's monitor (2001), pcap H4 (187) or H4 with phdr (201)"
         case let .truncated(offset, what, needed, available):
             "capture truncated at byte offset \(offset): \(what) needs \(needed) bytes, only \(available) remain"
         case let .corrupt(offset, reason):

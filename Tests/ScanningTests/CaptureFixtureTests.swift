@@ -48,6 +48,25 @@ struct CaptureFixtureTests {
         #expect(ads.map(\.time) == ads.map(\.time).sorted(), "reports come out in capture order")
     }
 
+    /// btmon -w writes btsnoop's monitor datalink (2001): every controller's packets, each record's
+    /// type in its flags, between btmon's own notes (see SOURCE.txt; tshark counts 111 reports).
+    @Test func btmonMonitorCaptureGivesTheReportsTsharkCounted() throws {
+        let r = replay(try fixtureBytes("field-btmon.btsnoop"))
+        #expect(r.error == nil)
+        #expect(r.format == .btsnoop)
+        #expect(r.advertisements.count == 111)
+        #expect(r.counts.errors == 0)
+        let first = try #require(r.advertisements.first), last = try #require(r.advertisements.last)
+        #expect(abs(first.time - 1_795_590_284.345249) < 1e-6)
+        #expect(abs(last.time - 1_795_590_295.828306) < 1e-6)
+        for ad in [first, last] {
+            #expect(ad.address == BluetoothAddress("00:AA:01:01:00:01"))
+            #expect(ad.rssi == -60)
+            #expect(ad.measuredPower == -59)
+            #expect(ad.beacon == BeaconID("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:4660:22136"))
+        }
+    }
+
     @Test func exampleReportFieldByField() throws {
         let ad = try #require(replay(try fixtureBytes("govee-inout.pcap")).advertisements.first)
         #expect(ad.address == BluetoothAddress("A4:C1:38:05:C7:A1"))
