@@ -21,6 +21,10 @@ public struct HCIPacket: Sendable {
 /// scans with duplicate filtering off at full duty cycle, and parses reports with the same
 /// `HCIEventParser` that replays captures.
 ///
+/// A watchdog enables scanning again after `watchdog` seconds without a report: another program on
+/// the same controller (`bikebeacon record`, `bluetoothctl scan off`) can turn our scan off, and
+/// nothing tells a raw socket that it did.
+///
 /// The blocking socket lives on a dedicated thread. Cancelling the consuming task (or dropping
 /// the stream) tells the thread to stop; it then disables scanning and restores the socket
 /// filter. Await `waitUntilStopped()` before exiting so that cleanup has happened. (Blocking
@@ -29,21 +33,25 @@ public struct HCIPacket: Sendable {
 public final class HCIScanner: Scanner {
     public let adapter: String
     public let active: Bool
+    /// Seconds without any LE report after which scanning is enabled again.
+    public let watchdog: Double
     private let logger: Logger
     private let totals = SharedCounts()
     private let sessions = Mutex<[ScanControl]>([])
     private let open: @Sendable (String) throws(HCIError) -> any HCIController
 
-    public convenience init(adapter: String = "hci0", active: Bool = false, logger: Logger = Logger(label: "bikebeacon.hci")) {
-        self.init(adapter: adapter, active: active, logger: logger) { (name: String) throws(HCIError) -> any HCIController in
+    public convenience init(adapter: String = "hci0", active: Bool = false, watchdog: Double = 5, logger: Logger = Logger(label: "bikebeacon.hci")) {
+        self.init(adapter: adapter, active: active, watchdog: watchdog, logger: logger) { (name: String) throws(HCIError) -> any HCIController in
             try HCIDevice(adapter: name)
         }
     }
 
     /// `open` is the seam to the radio: libbluetooth in production, a scripted controller in tests.
-    init(adapter: String, active: Bool, logger: Logger, open: @escaping @Sendable (String) throws(HCIError) -> any HCIController) {
+    init(adapter: String, active: Bool, watchdog: Double = 5, logger: Logger,
+         open: @escaping @Sendable (String) throws(HCIError) -> any HCIController) {
         self.adapter = adapter
         self.active = active
+        self.watchdog = watchdog
         self.logger = logger
         self.open = open
     }
@@ -95,11 +103,11 @@ public final class HCIScanner: Scanner {
         let (stream, continuation) = AsyncThrowingStream<Element, any Error>.makeStream()
         let control = ScanControl()
         sessions.withLock { $0.append(control) }
-        let adapter = adapter, active = active, logger = logger, open = open
+        let adapter = adapter, active = active, watchdog = watchdog, logger = logger, open = open
         continuation.onTermination = { _ in control.requestStop() }
         do {
             try BlockingThread.start {
-                Self.scan(adapter: adapter, active: active, logger: logger, control: control, open: open,
+                Self.scan(adapter: adapter, active: active, watchdog: watchdog, logger: logger, control: control, open: open,
                           continuation: continuation, handler: makeHandler(continuation))
             }
         } catch {
@@ -111,12 +119,14 @@ public final class HCIScanner: Scanner {
 
     /// The scan thread's whole life: open, scan, finish the stream, tell waiters cleanup is done.
     private static func scan<Element>(
-        adapter: String, active: Bool, logger: Logger, control: ScanControl, open: @Sendable (String) throws(HCIError) -> any HCIController,
+        adapter: String, active: Bool, watchdog: Double, logger: Logger, control: ScanControl,
+        open: @Sendable (String) throws(HCIError) -> any HCIController,
         continuation: AsyncThrowingStream<Element, any Error>.Continuation, handler: PacketHandler
     ) {
         do {
             let device = try open(adapter)
-            try HCIScanLoop.run(device, adapter: adapter, active: active, logger: logger, control: control, handler: handler)
+            try HCIScanLoop.run(device, adapter: adapter, active: active, watchdog: watchdog, logger: logger, control: control,
+                                handler: handler)
             continuation.finish()
         } catch {
             // The reports read before the failure go out before it.
@@ -177,8 +187,8 @@ enum HCIScanLoop {
     static let pollMilliseconds: Int32 = 100
     static let burstReads = 64
 
-    static func run(_ device: any HCIController, adapter: String, active: Bool, logger: Logger, control: ScanControl,
-                    handler: PacketHandler) throws(HCIError) {
+    static func run(_ device: any HCIController, adapter: String, active: Bool, watchdog: Double, logger: Logger,
+                    control: ScanControl, handler: PacketHandler) throws(HCIError) {
         // A scan left enabled (by us or another tool) makes Set Scan Parameters fail with Command Disallowed.
         try? device.setScanEnable(false)
         try device.setScanParameters(active: active)
@@ -194,6 +204,8 @@ enum HCIScanLoop {
             }
         }
         var buffer = [UInt8](repeating: 0, count: 1024)
+        var lastPacket = monotonicClock()
+        var restartedInThisSilence = false
         while !control.isStopping {
             // What the socket already holds joins the same batch (one hand-over per burst), up to
             // `burstReads` reads so a stream of other devices' events cannot hold reports back.
@@ -202,10 +214,30 @@ enum HCIScanLoop {
             while reads < burstReads, let packet = try device.readPacket(timeoutMilliseconds: wait, into: &buffer) {
                 wait = 0
                 reads += 1
+                lastPacket = monotonicClock()
+                restartedInThisSilence = false
                 guard handler.packet(packet, wallClock()) else { break }
             }
             handler.flush()
+            if monotonicClock() - lastPacket >= watchdog {
+                try? device.setScanEnable(false)
+                try device.setScanParameters(active: active)
+                try device.setScanEnable(true)
+                lastPacket = monotonicClock()
+                // Once per silence: a quiet street repeats it every few seconds, and that is not news.
+                if !restartedInThisSilence {
+                    logger.notice("no advertisements on \(adapter) for \(watchdog) s: scanning enabled again (another program, e.g. `bikebeacon record` or `bluetoothctl scan off`, may have turned it off)",
+                                  metadata: ["adapter": "\(adapter)"])
+                }
+                restartedInThisSilence = true
+            }
         }
+    }
+
+    static func monotonicClock() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     /// The moment the socket delivered a packet, as epoch seconds (the one clock read, at the edge).

@@ -97,6 +97,23 @@ struct HCIScanLoopTests {
         #expect(log.all == ["disable", "parameters active", "filter", "enable", "disable"])
     }
 
+    /// Another program on the controller turned our scan off (the field test's `bikebeacon record`
+    /// beside the sentinel did): after `watchdog` seconds without a report, scanning is enabled again.
+    @Test func aSilentScanIsEnabledAgainByTheWatchdog() async throws {
+        let log = CallLog()
+        let scanner = HCIScanner(adapter: "hci0", active: false, watchdog: 0.3, logger: .init(label: "test")) { _ in
+            ScriptedController(log: log, events: [])
+        }
+        let task = Task { for try await _ in scanner.advertisementBatches() {} }
+        for _ in 0..<150 where log.all.filter({ $0 == "enable" }).count < 3 { try await Task.sleep(for: .milliseconds(20)) }
+        task.cancel()
+        _ = await task.result
+        await scanner.waitUntilStopped()
+        let restart = ["disable", "parameters passive", "enable"]
+        #expect(Array(log.all.prefix(10)) == ["disable", "parameters passive", "filter", "enable"] + restart + restart)
+        #expect(log.all.last == "disable")
+    }
+
     @Test func rejectedCommandEndsTheStreamWithTheOperatorMessage() async throws {
         let log = CallLog()
         let rejected = HCIError.controllerRejected(adapter: "hci0", command: "LE Set Scan Parameters", status: 0x0C)
