@@ -346,8 +346,15 @@ final class BlueZSession {
             devices.remove(path)
             removals.forget(path)
         }
-        if case let .scanning(adapter) = phase, path == adapter.path, interfaces.contains(BlueZ.adapterInterface) {
+        guard interfaces.contains(BlueZ.adapterInterface) else { return }
+        switch phase {
+        case let .scanning(adapter) where path == adapter.path:
             wait(.adapterRemoved(adapter.name))
+        case let .waiting(.adapterOff(name)) where Adapter(path: path, powered: false).name == name:
+            // BlueZ powers a controller off before it goes: the operator should hear that it went.
+            wait(.adapterRemoved(name))
+        default:
+            break
         }
     }
 
