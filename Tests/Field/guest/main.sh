@@ -1,0 +1,97 @@
+# The first boot, with the clock hours behind (no RTC): install, D-Bus scanning (scenario 1),
+# faults (3), the clock set by "NTP" and stepped back (4), the HCI backend with record (2).
+BOOT=main
+. /mnt/field/guest/lib.sh
+mark "boot: guest clock $(date -u +%FT%TZ)"
+modprobe hci_vhci
+tag "$MAJOR" "$MINOR" -59 -60
+radio_start
+advertiser_start
+
+## 1. D-Bus backend, packaged
+apt-get install -y --no-install-recommends "/mnt/field/debs/$DEB_OLD" >"$out/apt-install.log" 2>&1 ||
+  fail "apt install ./$DEB_OLD failed (apt-install.log)"
+mark "installed $DEB_OLD"
+systemctl is-enabled bikebeacon-sentinel >/dev/null 2>&1 && fail "the package enabled the sentinel before it had a token"
+sentinel_config 15
+systemctl enable --now bikebeacon-sentinel
+wait_metric bikebeacon_sightings_delivered_total 1 90 || fail "no sighting delivered within 90 s of starting the sentinel"
+mark "arrived: delivered"
+bikebeacon scan --adapter hci0 --json --duration 6 >"$out/scan-59-60.jsonl" 2>"$out/scan-59-60.log" || fail "bikebeacon scan failed (scan-59-60.log)"
+tag "$MAJOR" "$MINOR" -65 -72
+sleep 2
+bikebeacon scan --adapter hci0 --json --duration 6 >"$out/scan-65-72.jsonl" 2>"$out/scan-65-72.log" || fail "bikebeacon scan failed (scan-65-72.log)"
+# Another tag's major and minor, for a moment (short of any absence timeout).
+tag "$MAJOR" $((MINOR + 1)) -59 -60
+sleep 1
+bikebeacon scan --adapter hci0 --json --duration 5 >"$out/scan-minor.jsonl" 2>"$out/scan-minor.log" || fail "bikebeacon scan failed (scan-minor.log)"
+tag "$MAJOR" "$MINOR" -59 -60
+mark "scanned"
+# How often BlueZ hands the sentinel an unchanged tag: the baseline for "first advertisement" below.
+start=$(cut -d' ' -f1 /proc/uptime)
+count=$(metric bikebeacon_advertisements_total)
+wait_metric bikebeacon_advertisements_total $((${count%.*} + 3)) 120 || problem "fewer than 3 advertisements in 120 s over D-Bus"
+mark "steady state over D-Bus: 3 advertisements in $(awk -v a="$(cut -d' ' -f1 /proc/uptime)" -v b="$start" 'BEGIN { printf "%.1f", a - b }')s"
+
+## 3. bluetoothd restarted, adapter powered off and on, controllers removed and re-added
+sleep 5
+cursor
+mark "fault: bluetoothd restart"
+systemctl restart bluetooth
+resumed "bluetoothd restart"
+sleep 5
+cursor
+mark "fault: power off"
+busctl --timeout=5 set-property org.bluez /org/bluez/hci0 org.bluez.Adapter1 Powered b false
+sleep 3
+powered hci0 && problem "hci0 still powered after setting Powered false"
+busctl --timeout=5 set-property org.bluez /org/bluez/hci0 org.bluez.Adapter1 Powered b true
+mark "fault: power on"
+resumed "power off and on"
+sleep 5
+cursor
+mark "fault: controllers removed"
+radio_stop
+sleep 3
+radio_start
+mark "fault: controllers re-added"
+resumed "controller removed and re-added"
+sleep 5
+
+## 4. The clock set as NTP does after boot, then stepped back a minute
+mark "clock: set forward from $(date -u +%FT%TZ)"
+date -s "@$(cat /mnt/field/now)" >/dev/null
+mark "clock: set to $(date -u +%FT%TZ)"
+sleep 40
+date -s "@$(($(date +%s) - 60))" >/dev/null
+mark "clock: stepped back a minute to $(date -u +%FT%TZ)"
+sleep 35
+
+## 2. HCI backend, packaged drop-in; record beside btmon
+install -D -m644 /usr/share/bikebeacon/bikebeacon-sentinel-hci.conf /etc/systemd/system/bikebeacon-sentinel.service.d/hci.conf
+systemctl daemon-reload
+cursor
+systemctl restart bikebeacon-sentinel
+mark "backend: hci"
+resumed "switch to the HCI backend"
+btmon -i hci0 -w "$out/btmon.btsnoop" >/dev/null 2>&1 &
+btmon_pid=$!
+sleep 1
+bikebeacon record "$out/record.btsnoop" --adapter hci0 --duration 10 >"$out/record.log" 2>&1 || problem "bikebeacon record failed (record.log)"
+sleep 1
+kill "$btmon_pid"
+mark "recorded"
+# record turned the controller's scan off as it ended, under the sentinel's feet: its watchdog must notice.
+sleep 8
+before=$(metric bikebeacon_advertisements_total)
+sleep 5
+after=$(metric bikebeacon_advertisements_total)
+if [ "${after%.*}" -gt "${before%.*}" ]; then mark "hci: reporting"; else problem "the HCI backend heard nothing in the 5 s from 8 s after bikebeacon record ended"; fi
+rm /etc/systemd/system/bikebeacon-sentinel.service.d/hci.conf
+systemctl daemon-reload
+cursor
+systemctl restart bikebeacon-sentinel
+resumed "back to the D-Bus backend"
+systemctl show bikebeacon-sentinel -p NRestarts -p ActiveState >"$out/main-unit.txt"
+save_journal main
+mark "done"
