@@ -40,7 +40,7 @@ public enum LeaveOneOut {
     }
 
     public static func run(_ datasets: [RSSIDataset], candidates: [ProximityConfiguration] = candidates) -> [Fold] {
-        let anchorMethods = ProximityMethod.allCases.filter { $0 != .ours }
+        let anchorMethods = ProximityMethod.anchors
         let anchors = datasets.map { ProximityBench.run($0, methods: anchorMethods) }
         let standings: [[Standing]] = datasets.indices.map { d in
             let best = anchors[d].map(\.total.balancedAccuracy).max() ?? 0

@@ -11,6 +11,7 @@ public protocol ZoneEstimating {
 /// measured power (dBm at 1 m).
 public enum ProximityMethod: String, CaseIterable, Sendable {
     case ours
+    case v1 = "v1 (c04be83)"
     case rawLogDistance = "raw log-distance n=2"
     case homeAssistant = "Home Assistant"
     case altBeacon = "AltBeacon"
@@ -20,6 +21,7 @@ public enum ProximityMethod: String, CaseIterable, Sendable {
     public func makeEstimator(measuredPower: Double) -> any ZoneEstimating {
         switch self {
         case .ours: OurEstimator(measuredPower: measuredPower)
+        case .v1: ProximityV1(measuredPower: measuredPower)
         case .rawLogDistance: RawLogDistanceAnchor(measuredPower: measuredPower)
         case .homeAssistant: HomeAssistantAnchor(measuredPower: measuredPower)
         case .altBeacon: AltBeaconAnchor(measuredPower: measuredPower)
@@ -27,6 +29,11 @@ public enum ProximityMethod: String, CaseIterable, Sendable {
         case .espresense: ESPresenseAnchor(measuredPower: measuredPower)
         }
     }
+}
+
+extension ProximityMethod {
+    /// The established methods ours is measured against; not ours, nor our own earlier version.
+    public static let anchors: [ProximityMethod] = allCases.filter { $0 != .ours && $0 != .v1 }
 }
 
 /// `ProximityEstimator`, with its default configuration unless the bench is choosing one.

@@ -41,7 +41,7 @@ public enum RSSIDatasetError: Error, CustomStringConvertible {
         case .missingDirectory(let path):
             "no RSSI data at \(path): pass --data DIR pointing at the folder holding herald/ and pcng/ (the shared data's rssi folder)"
         case .noFiles(let path):
-            "no data files in \(path): expected herald/20*.csv and pcng/RSS_human*.csv"
+            "no data files in \(path): expected the CSV files its SOURCE.txt lists (herald/20*.csv, pcng/RSS_human*.csv, ...)"
         case .unreadable(let path):
             "cannot read \(path): check that it exists and is readable"
         case .unexpectedHeader(let file, let found, let expected):
@@ -185,14 +185,21 @@ public enum RSSIDatasets {
 
     /// The data lines of a CSV file after checking its header.
     static func readLines(_ path: String, expectedHeader: String) throws -> [Substring] {
-        guard let data = FileManager.default.contents(atPath: path) else { throw RSSIDatasetError.unreadable(path) }
-        let text = String(decoding: data, as: UTF8.self)
-        var lines = text.split(whereSeparator: \.isNewline)
-        let header = lines.isEmpty ? "" : String(lines.removeFirst()).trimmingCharacters(in: .whitespaces)
+        let (fields, lines) = try readLines(path)
+        let header = fields.joined(separator: ",")
         guard header == expectedHeader else {
             throw RSSIDatasetError.unexpectedHeader(file: path, found: header, expected: expectedHeader)
         }
         return lines
+    }
+
+    /// A CSV file's header fields and its data lines.
+    static func readLines(_ path: String) throws -> (header: [String], lines: [Substring]) {
+        guard let data = FileManager.default.contents(atPath: path) else { throw RSSIDatasetError.unreadable(path) }
+        let text = String(decoding: data, as: UTF8.self)
+        var lines = text.split(whereSeparator: \.isNewline)
+        let header = lines.isEmpty ? "" : String(lines.removeFirst()).trimmingCharacters(in: .whitespaces)
+        return (header.split(separator: ",", omittingEmptySubsequences: false).map(String.init), lines)
     }
 
     /// "YYYY-MM-DD HH:MM:SS" as seconds since 1970 (UTC; only differences matter here).

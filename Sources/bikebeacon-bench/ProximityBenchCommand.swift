@@ -19,12 +19,21 @@ struct ProximityBenchCommand: ParsableCommand {
         """
     )
 
-    @Option(help: "Folder holding herald/ and pcng/ (relative paths start at the current directory).")
+    @Option(help: "Folder holding herald/ and pcng/, and the extra sets if shared (relative paths start at the current directory); $BIKEBEACON_EXTRA_RSSI names another folder for the extra sets.")
     var data = "../shared/data/rssi"
 
     func run() throws {
         let clock = Stopwatch()
-        let datasets = [try RSSIDatasets.herald(directory: data), try RSSIDatasets.pcng(directory: data)]
+        var datasets = [try RSSIDatasets.herald(directory: data), try RSSIDatasets.pcng(directory: data)]
+        let extra = ProcessInfo.processInfo.environment[ExtraRSSIDatasets.environmentVariable]
+        for source in ExtraRSSIDatasets.sources {
+            guard let root = ExtraRSSIDatasets.locate(source, shared: data, extra: extra) else {
+                print("bench proximity: \(source.name) absent (\(source.summary)): put it in \(data)/\(source.name) "
+                    + "or set \(ExtraRSSIDatasets.environmentVariable) to the folder holding it; scored without it")
+                continue
+            }
+            datasets.append(try source.load(root))
+        }
         for dataset in datasets {
             print(render(dataset, ProximityBench.run(dataset)))
             print("")
@@ -71,7 +80,7 @@ struct ProximityBenchCommand: ParsableCommand {
     /// Whether ours meets the issue's target on this dataset, and by how much.
     func verdict(_ results: [ProximityBench.Result]) -> String {
         guard let ours = results.first(where: { $0.method == .ours }) else { return "" }
-        let anchors = results.filter { $0.method != .ours }
+        let anchors = results.filter { ProximityMethod.anchors.contains($0.method) }
         guard let bestAccuracy = anchors.max(by: { $0.total.balancedAccuracy < $1.total.balancedAccuracy }),
               let fewestFlaps = anchors.min(by: { $0.total.flapsPerHour < $1.total.flapsPerHour }) else { return "" }
         let accuracyMargin = (ours.total.balancedAccuracy - bestAccuracy.total.balancedAccuracy) * 100

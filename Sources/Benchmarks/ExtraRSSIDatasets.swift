@@ -1,0 +1,89 @@
+import Foundation
+
+/// The constant-distance RSSI sets beyond herald and pcng (see each folder's SOURCE.txt): other
+/// receivers, tags and rooms, so a configuration is chosen on more than two setups.
+///
+/// They are fetched data, not part of the repository: each is looked up in the shared data folder
+/// first, then under `$BIKEBEACON_EXTRA_RSSI`, and a set found in neither is reported as absent.
+public enum ExtraRSSIDatasets {
+    /// A set the bench knows how to read.
+    public struct Source: Sendable {
+        public var name: String
+        /// What it is, for the line that says it is absent.
+        public var summary: String
+        public var load: @Sendable (String) throws -> RSSIDataset
+    }
+
+    public static let sources: [Source] = [
+        Source(name: "airtag-nrf52", summary: "Apple AirTags heard by an nRF52840, 0-10 m, samuelfrnk/RSSIProximityML",
+               load: { try airtagNRF52(directory: $0) }),
+        Source(name: "lanfer", summary: "phones and a Raspberry Pi heard by a Raspberry Pi 4, 0.5-6 m, elanfer/multi-channel-paper-data",
+               load: { try lanfer(directory: $0) }),
+    ]
+
+    /// The environment variable naming a folder that holds extra sets by name.
+    public static let environmentVariable = "BIKEBEACON_EXTRA_RSSI"
+
+    /// Each source's folder: `shared/<name>` when it exists, else `extra/<name>`, else nil (absent).
+    public static func locate(_ source: Source, shared: String, extra: String?) -> String? {
+        var isDirectory: ObjCBool = false
+        for root in [shared] + (extra.map { [$0] } ?? []) {
+            let folder = root + "/" + source.name
+            if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue { return root }
+        }
+        return nil
+    }
+
+    /// AirTags and an nRF52840 DK: `RSSI-Value,MAC-Address,Timestamp,Distance` (Experiment 5 adds a
+    /// pandas index first and `indoor` last); distance in metres, timestamps at 1 s. One receiver
+    /// per (experiment, tag): each pair has its own 1 m level, as a bike tag and a sentinel do.
+    public static func airtagNRF52(directory: String) throws -> RSSIDataset {
+        let folder = directory + "/airtag-nrf52"
+        var receivers: [(String, [RSSIDatasets.Row])] = []
+        var skipped = 0
+        for file in try RSSIDatasets.csvFiles(in: folder, prefix: "Experiment_") {
+            let path = folder + "/" + file
+            let (header, lines) = try RSSIDatasets.readLines(path)
+            guard let rssiColumn = header.firstIndex(of: "RSSI-Value"), let macColumn = header.firstIndex(of: "MAC-Address"),
+                  let timeColumn = header.firstIndex(of: "Timestamp"), let distanceColumn = header.firstIndex(of: "Distance") else {
+                throw RSSIDatasetError.unexpectedHeader(file: path, found: header.joined(separator: ","),
+                                                        expected: "RSSI-Value,MAC-Address,Timestamp,Distance")
+            }
+            var tags: [String] = []
+            var rowsByTag: [String: [RSSIDatasets.Row]] = [:]
+            for line in lines {
+                let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+                guard fields.count == header.count, let time = RSSIDatasets.parseDateTime(fields[timeColumn]),
+                      let rssi = Double(fields[rssiColumn]), let metres = Double(fields[distanceColumn]) else { skipped += 1; continue }
+                let tag = String(fields[macColumn])
+                if rowsByTag[tag] == nil { tags.append(tag) }
+                rowsByTag[tag, default: []].append(RSSIDatasets.Row(time: time, rssi: rssi, distance: metres))
+            }
+            for tag in tags {
+                receivers.append((String(file.dropLast(4)) + ":" + tag, rowsByTag[tag] ?? []))
+            }
+        }
+        return RSSIDatasets.assemble(name: "airtag-nrf52", receivers: receivers, skipped: skipped)
+    }
+
+    /// Raspberry Pi 4 receiver, one sender per file: `distance,rssiBLE,rssi24,freq24,rssi5,freq5,y`,
+    /// distance in centimetres. The files carry no clock: rows are stamped one second apart, so
+    /// the warm-up and flaps of this set count rows, not seconds (see its SOURCE.txt).
+    public static func lanfer(directory: String) throws -> RSSIDataset {
+        let folder = directory + "/lanfer"
+        var receivers: [(String, [RSSIDatasets.Row])] = []
+        var skipped = 0
+        for file in try RSSIDatasets.csvFiles(in: folder, prefix: "") {
+            let path = folder + "/" + file
+            let lines = try RSSIDatasets.readLines(path, expectedHeader: "distance,rssiBLE,rssi24,freq24,rssi5,freq5,y")
+            var rows: [RSSIDatasets.Row] = []
+            for line in lines {
+                let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+                guard fields.count == 7, let centimetres = Double(fields[0]), let rssi = Double(fields[1]) else { skipped += 1; continue }
+                rows.append(RSSIDatasets.Row(time: Double(rows.count), rssi: rssi, distance: centimetres / 100))
+            }
+            receivers.append((String(file.dropLast(4)), rows))
+        }
+        return RSSIDatasets.assemble(name: "lanfer", receivers: receivers, skipped: skipped)
+    }
+}
