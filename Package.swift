@@ -99,6 +99,18 @@ let package = Package(
             ]
         ),
 
+        // A small gpsd client (JSON protocol on SwiftNIO): where a roaming sentinel is. A module of its own, like
+        // MQTT: a protocol client with a pure codec, tested and fuzzed apart from the sentinel that uses it.
+        .target(
+            name: "GPSD",
+            dependencies: [
+                "BikebeaconAPI", "Durable",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+
         // Child processes through posix_spawn (the alarm command, the demo's server), without Foundation.
         .target(name: "Subprocesses"),
         // The YAML subset a sentinel's config needs, read strictly with line numbers (pure; fuzzed).
@@ -123,7 +135,7 @@ let package = Package(
         .target(
             name: "Sentinel",
             dependencies: [
-                "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Durable", "ServerClient", "BikebeaconAPI", "MQTT",
+                "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Durable", "ServerClient", "BikebeaconAPI", "MQTT", "GPSD",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -215,6 +227,16 @@ let package = Package(
             dependencies: [
                 "MQTT", "Benchmarks", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "GPSDTests",
+            dependencies: [
+                "GPSD", "Durable", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -235,6 +235,11 @@ write("MissingList", "full-then-delta", full + b"\x1e" + delta)
 write("MissingList", "empty", json.dumps({"version": 0, "beacons": []}).encode())
 
 # The sentinel's config: the shipped example, and smaller ones in the shapes the tests use.
+# gpsd's own JSON output (Tests/Fixtures/gpsd): a session start, no fix, a walk cut to a few reports.
+GPSD = os.path.join(ROOT, "Tests", "Fixtures", "gpsd")
+for name in ("session-start.json", "bu303-nofix.json", "bu303-moving.json", "haicom-305N.json"):
+    write("GPSD", name, open(os.path.join(GPSD, name), "rb").read()[:LIMIT])
+
 write("SentinelConfig", "example.yaml", open(os.path.join(ROOT, "deploy", "sentinel.example.yaml"), "rb").read())
 write("SentinelConfig", "minimal.yaml", b"server:\n  url: http://127.0.0.1:8080\n  token: s3cret\nstateDirectory: /tmp/state\n")
 write("SentinelConfig", "flow.yaml", b"{server: {url: 'https://b.example', token: t}, ownBikes: [{name: a, beacon: "
