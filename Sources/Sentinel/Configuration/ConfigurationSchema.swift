@@ -17,6 +17,8 @@ indirect enum ConfigurationSchema: Sendable {
         "ownBikes": .list(of: .mapping(["name": .value, "beacon": .value, "zone": .value])),
         "alarm": .mapping(["webhook": .value, "command": .value]),
         "metrics": .mapping(["host": .value, "port": .value]),
+        // `location: fixed`, or this mapping (a scalar passes the check; decoding judges the word).
+        "location": .mapping(["gpsd": .mapping(["host": .value, "port": .value]), "maxFixAge": .value, "passInterval": .value]),
         "mqtt": .mapping(["url": .value, "prefix": .value, "discovery": .value, "espresense": .value, "name": .value, "caFile": .value]),
     ])
 

@@ -56,6 +56,8 @@ public struct SentinelConfiguration: Equatable, Sendable {
     public var alarmCommand: [String]?
     /// Publish presence to an MQTT broker (Home Assistant, ESPresense); nil: no MQTT.
     public var mqtt: MQTTSettings?
+    /// Where sightings are placed: the enrolled place, or gpsd's fix (a roaming sentinel).
+    public var location = LocationSettings()
 
     public init(serverURL: String, token: String, stateDirectory: String) {
         self.serverURL = serverURL
@@ -85,6 +87,7 @@ public struct SentinelConfiguration: Equatable, Sendable {
         var alarm: Alarm?
         var metrics: Metrics?
         var mqtt: MQTT?
+        var location: LocationSettings.File?
     }
 
     /// Reads `yaml` and applies `environment` on top.
@@ -111,6 +114,7 @@ public struct SentinelConfiguration: Equatable, Sendable {
             return OwnBike(name: bike.name, beacon: beacon, zone: bike.zone)
         }
         c.mqtt = file.mqtt.map(MQTTSettings.init(file:))
+        c.location = file.location.map(LocationSettings.init(file:)) ?? LocationSettings()
         if let v = environment["BIKEBEACON_MQTT_URL"] { c.mqtt = c.mqtt.map { $0.with(url: v) } ?? MQTTSettings(url: v) }
         if let v = environment["BIKEBEACON_SERVER_URL"] { c.serverURL = v }
         if let v = environment["BIKEBEACON_TOKEN"] { c.token = v }
@@ -165,6 +169,7 @@ public struct SentinelConfiguration: Equatable, Sendable {
     private static let choices = [
         "backend": Backend.allCases.map(\.rawValue).joined(separator: ", "),
         "zone": Zone.allCases.map(\.rawValue).joined(separator: ", "),
+        "location": "fixed, or a mapping with gpsd: {host, port}",
     ]
 
     private static func describe(_ type: Any.Type) -> String {
@@ -205,5 +210,6 @@ public struct SentinelConfiguration: Equatable, Sendable {
         if let metricsPort, !(1...65535).contains(metricsPort) { throw ConfigurationError.invalid("metrics.port must be 1…65535") }
         if let alarmCommand, alarmCommand.isEmpty { throw ConfigurationError.invalid("alarm.command must name a program") }
         try mqtt?.validate(bikes: ownBikes)
+        try location.validate()
     }
 }
