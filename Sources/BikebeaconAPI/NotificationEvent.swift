@@ -15,12 +15,15 @@ public struct NotificationEvent: Codable, Sendable, Equatable {
     public var rssi: Int
     public var distance: Double?
     public var sentinel: String
-    public var latitude: Double
-    public var longitude: Double
+    /// Where it was heard; absent when a roaming sentinel had no fix.
+    public var latitude: Double?
+    public var longitude: Double?
+    /// A roaming sentinel's fix accuracy, metres.
+    public var accuracy: Double?
 
     public init(type: String, sightingId: String, bikeId: String, bikeName: String, event: String, time: String,
-                beacon: BeaconID, zone: String, rssi: Int, distance: Double?, sentinel: String, latitude: Double,
-                longitude: Double) {
+                beacon: BeaconID, zone: String, rssi: Int, distance: Double?, sentinel: String, latitude: Double?,
+                longitude: Double?, accuracy: Double? = nil) {
         self.type = type
         self.sightingId = sightingId
         self.bikeId = bikeId
@@ -34,5 +37,6 @@ public struct NotificationEvent: Codable, Sendable, Equatable {
         self.sentinel = sentinel
         self.latitude = latitude
         self.longitude = longitude
+        self.accuracy = accuracy
     }
 }

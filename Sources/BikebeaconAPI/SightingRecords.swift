@@ -1,7 +1,8 @@
 import Beacon
 
-/// A stored sighting as the bike's owner reads it (`GET /v1/bikes/{id}/sightings`): where the
-/// sentinel is enrolled, what it heard, when. Times are RFC 3339 (`Timestamp`).
+/// A stored sighting as the bike's owner reads it (`GET /v1/bikes/{id}/sightings`): where it was
+/// heard (the sentinel's enrolled place, or a roaming sentinel's own fix), what, when. Times are
+/// RFC 3339 (`Timestamp`).
 public struct SightingRecord: Codable, Sendable, Equatable {
     public var id: String
     /// The id the sentinel chose.
@@ -15,15 +16,22 @@ public struct SightingRecord: Codable, Sendable, Equatable {
     public var rssi: Int
     public var distance: Double?
     public var zone: String
-    public var latitude: Double
-    public var longitude: Double
+    /// Where it was heard; absent when a roaming sentinel had no fix (`fix` is `none`).
+    public var latitude: Double?
+    public var longitude: Double?
+    /// The fix's horizontal accuracy, metres (roaming sentinels).
+    public var accuracy: Double?
+    /// The fix's own time (roaming sentinels).
+    public var fixTime: String?
+    /// `gps`: the position is the roaming sentinel's own fix; `none`: it had none; absent: the sentinel's enrolled place.
+    public var fix: String?
     /// The sentinel's name.
     public var sentinel: String
     public var receivedAt: String
 
     public init(id: String, clientId: String, bikeId: String, beacon: BeaconID, event: String, time: String, firstSeen: String,
-                lastSeen: String, rssi: Int, distance: Double?, zone: String, latitude: Double, longitude: Double,
-                sentinel: String, receivedAt: String) {
+                lastSeen: String, rssi: Int, distance: Double?, zone: String, latitude: Double?, longitude: Double?,
+                accuracy: Double? = nil, fixTime: String? = nil, fix: String? = nil, sentinel: String, receivedAt: String) {
         self.id = id
         self.clientId = clientId
         self.bikeId = bikeId
@@ -37,8 +45,31 @@ public struct SightingRecord: Codable, Sendable, Equatable {
         self.zone = zone
         self.latitude = latitude
         self.longitude = longitude
+        self.accuracy = accuracy
+        self.fixTime = fixTime
+        self.fix = fix
         self.sentinel = sentinel
         self.receivedAt = receivedAt
+    }
+}
+
+extension SightingRecord {
+    /// Where, in words: "at Cafe Rosa (52.0907, 5.1214)" for a sentinel at a fixed place, "near
+    /// 52.0912, 5.1231 (±8 m) by Bus line 12" for a roaming one, "by Bus line 12 (no position)"
+    /// when it had no fix.
+    public var place: String {
+        guard let latitude, let longitude else { return "by \(sentinel) (no position)" }
+        guard fix == "gps" else { return "at \(sentinel) (\(latitude), \(longitude))" }
+        let coordinates = "\(Self.degrees(latitude)), \(Self.degrees(longitude))"
+        return "near \(coordinates)\(accuracy.map { " (±\(Int($0.rounded())) m)" } ?? "") by \(sentinel)"
+    }
+
+    /// Four decimals: about 10 m, as fine as a phone's fix.
+    static func degrees(_ value: Double) -> String {
+        let scaled = Int((value * 10_000).rounded())
+        let sign = scaled < 0 ? "-" : ""
+        let fraction = String(abs(scaled) % 10_000)
+        return "\(sign)\(abs(scaled) / 10_000).\(String(repeating: "0", count: 4 - fraction.count))\(fraction)"
     }
 }
 

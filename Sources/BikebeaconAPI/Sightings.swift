@@ -1,6 +1,7 @@
-/// What a sentinel says about a missing bike: it came, it is still here, it left.
+/// What a sentinel says about a missing bike: it came, it is still here, it left; or, from a
+/// roaming sentinel on the move, it went past (`passing`).
 public enum SightingEvent: String, Codable, Sendable, CaseIterable {
-    case arrived, present, departed
+    case arrived, present, departed, passing
 }
 
 /// The zones a sighting may carry (the `Proximity` module's, as text).
@@ -25,9 +26,21 @@ public struct SightingItem: Codable, Sendable, Equatable {
     /// Metres; `null` when unknown.
     public var distance: Double?
     public var zone: String
+    /// Where a roaming sentinel was when it heard the bike (degrees, WGS 84); absent from a
+    /// sentinel at a fixed place, whose sightings are placed where it was enrolled.
+    public var latitude: Double?
+    public var longitude: Double?
+    /// The horizontal accuracy of that fix, metres; absent when the receiver gave none.
+    public var accuracy: Double?
+    /// The fix's own time, RFC 3339.
+    public var fixTime: String?
+    /// `gps`: latitude and longitude are the sentinel's own; `none`: a roaming sentinel had no
+    /// recent fix; absent: the sentinel's enrolled place.
+    public var fix: String?
 
     public init(id: String, uuid: String, major: Int, minor: Int, event: String, time: String, firstSeen: String,
-                lastSeen: String, rssi: Int, distance: Double?, zone: String) {
+                lastSeen: String, rssi: Int, distance: Double?, zone: String, latitude: Double? = nil, longitude: Double? = nil,
+                accuracy: Double? = nil, fixTime: String? = nil, fix: String? = nil) {
         self.id = id
         self.uuid = uuid
         self.major = major
@@ -39,6 +52,11 @@ public struct SightingItem: Codable, Sendable, Equatable {
         self.rssi = rssi
         self.distance = distance
         self.zone = zone
+        self.latitude = latitude
+        self.longitude = longitude
+        self.accuracy = accuracy
+        self.fixTime = fixTime
+        self.fix = fix
     }
 
     /// An unknown distance is sent as an explicit `null`, never left out.
@@ -55,6 +73,12 @@ public struct SightingItem: Codable, Sendable, Equatable {
         try c.encode(rssi, forKey: .rssi)
         if let distance, distance.isFinite { try c.encode(distance, forKey: .distance) } else { try c.encodeNil(forKey: .distance) }
         try c.encode(zone, forKey: .zone)
+        // Position fields only from a roaming sentinel: a fixed one sends exactly what it always did.
+        try c.encodeIfPresent(latitude, forKey: .latitude)
+        try c.encodeIfPresent(longitude, forKey: .longitude)
+        try c.encodeIfPresent(accuracy, forKey: .accuracy)
+        try c.encodeIfPresent(fixTime, forKey: .fixTime)
+        try c.encodeIfPresent(fix, forKey: .fix)
     }
 }
 

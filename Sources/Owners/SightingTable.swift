@@ -7,7 +7,7 @@ public enum SightingTable {
     /// The rows under a header, in the order given.
     public static func render(_ sightings: [SightingRecord]) -> String {
         let rows = sightings.map { s in
-            row([clock(s.time), s.event, s.zone, s.distance.map(NumberText.metres) ?? "?", String(s.rssi), s.sentinel])
+            row([clock(s.time), s.event, s.zone, s.distance.map(NumberText.metres) ?? "?", String(s.rssi), s.fix == nil ? s.sentinel : s.place])
         }
         return ([row(["TIME (UTC)", "EVENT", "ZONE", "DISTANCE", "RSSI", "PLACE"])] + rows).joined(separator: "\n")
     }
@@ -18,7 +18,7 @@ public enum SightingTable {
         guard let first = sightings.first, let last = sightings.last else { return nil }
         let zones = ["immediate", "near", "far"]
         let closest = sightings.map(\.zone).min { (zones.firstIndex(of: $0) ?? zones.count) < (zones.firstIndex(of: $1) ?? zones.count) }
-        return "at \(first.sentinel) (\(first.latitude), \(first.longitude)) from \(clock(first.firstSeen)) to \(clock(last.lastSeen)) UTC"
+        return "\(first.place) from \(clock(first.firstSeen)) to \(clock(last.lastSeen)) UTC"
             + (closest.map { ", at closest \($0)" } ?? "")
     }
 

@@ -8,6 +8,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import GPSD
 import Logging
 import Registry
 import Scanning
@@ -66,6 +67,7 @@ public enum SentinelRunner {
         let sync = MissingListSync(source: HTTPMissingListSource(server: server),
                                    cache: MissingListCache(path: state + "/missing-list.json"), logger: logger.labelled("bikebeacon.missing-list"))
         let stats = Stats(startedAt: now())
+        let roaming = Roaming(configuration.location, logger: logger)
         let mqtt = try configuration.mqtt.map {
             try MQTTBridge(settings: $0, bikes: configuration.ownBikes, configurationURL: configuration.serverURL, stateDirectory: state,
                            logger: logger.labelled("bikebeacon.mqtt"))
@@ -75,11 +77,14 @@ public enum SentinelRunner {
             summary = try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await reporter.run(sleep: { try await Task.sleep(for: .seconds($0)) }) }
                 if let mqtt { group.addTask { await mqtt.run() } }
+                if let roaming {
+                    group.addTask { await roaming.client.run { position in await roaming.location.take(position, at: now()) } }
+                }
                 if let port = configuration.metricsPort {
                     group.addTask {
                         do {
                             try await MetricsServer.run(host: configuration.metricsHost, port: port, logger: logger) {
-                                await status(stats: stats, outbox: outbox, reporter: reporter, sync: sync).prometheus
+                                await status(stats: stats, outbox: outbox, reporter: reporter, sync: sync, roaming: roaming).prometheus
                             }
                         } catch where !(error is CancellationError) {
                             // Metrics are for watching; the sentinel's job goes on without them.
@@ -90,7 +95,7 @@ public enum SentinelRunner {
                 }
                 group.addTask {
                     while !Task.isCancelled {
-                        await writeStatus(directory: statusDirectory, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger)
+                        await writeStatus(directory: statusDirectory, stats: stats, outbox: outbox, reporter: reporter, sync: sync, roaming: roaming, logger: logger)
                         try await Task.sleep(for: .seconds(5))
                     }
                 }
@@ -111,7 +116,7 @@ public enum SentinelRunner {
                         await sync.run(interval: configuration.listRefreshInterval, clock: now, sleep: { try await Task.sleep(for: .seconds($0)) })
                     }
                     created = try await scan(scanner, replay: isReplay, configuration: configuration, outbox: outbox, sync: sync,
-                                             stats: stats, mqtt: mqtt, group: &group, logger: logger)
+                                             stats: stats, mqtt: mqtt, roaming: roaming, group: &group, logger: logger)
                 }
                 if case .live = source {} else {
                     try await waitUntilDrained(outbox, timeout: drainTimeout)
@@ -129,19 +134,19 @@ public enum SentinelRunner {
             }
         } catch {
             // Cancelled (SIGTERM) or failed: the last status is still written, outside the cancelled task.
-            await Task { await writeStatus(directory: statusDirectory, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger) }.value
+            await Task { await writeStatus(directory: statusDirectory, stats: stats, outbox: outbox, reporter: reporter, sync: sync, roaming: roaming, logger: logger) }.value
             try? await outbox.close()
             throw error
         }
-        await writeStatus(directory: statusDirectory, stats: stats, outbox: outbox, reporter: reporter, sync: sync, logger: logger)
+        await writeStatus(directory: statusDirectory, stats: stats, outbox: outbox, reporter: reporter, sync: sync, roaming: roaming, logger: logger)
         try await outbox.close()
         return summary
     }
 
     /// Feeds advertisements (and, live, clock ticks) through the core; returns sightings created.
     private static func scan(_ scanner: any Scanning.Scanner, replay: Bool, configuration: SentinelConfiguration, outbox: Outbox,
-                             sync: MissingListSync, stats: Stats, mqtt: MQTTBridge?, group: inout ThrowingTaskGroup<Void, any Error>,
-                             logger: Logger) async throws -> Int {
+                             sync: MissingListSync, stats: Stats, mqtt: MQTTBridge?, roaming: Roaming?,
+                             group: inout ThrowingTaskGroup<Void, any Error>, logger: Logger) async throws -> Int {
         var core = SentinelCore(ownBikes: configuration.ownBikes, registry: await sync.registry,
                                 sighting: .init(presentInterval: configuration.presentInterval))
         let alarm = Alarm(webhook: configuration.alarmWebhook, command: configuration.alarmCommand, logger: logger.labelled("bikebeacon.alarm"))
@@ -175,6 +180,12 @@ public enum SentinelRunner {
         }
         /// `heard`: the advertisement the output came from, if any; `time`: when, if not `lastTime`.
         func deliver(_ out: SentinelCore.Output, heard advertisement: Advertisement? = nil, at time: Double? = nil) async throws {
+            var out = out
+            if let roaming, !out.sightings.isEmpty {
+                // Placed where the sentinel is now: the fix gpsd gave within maxFixAge, or none (never waited for).
+                let place = await roaming.location.place(at: now())
+                for index in out.sightings.indices { out.sightings[index].place = place }
+            }
             for sighting in out.sightings {
                 created += 1
                 logger.info("sighting", metadata: ["event": "\(sighting.event.rawValue)", "beacon": "\(sighting.beacon)",
@@ -284,8 +295,9 @@ public enum SentinelRunner {
 
     /// Not durable: the status describes the running process, so a power cut may lose it, and an
     /// fsync every few seconds would wear an SD card for nothing.
-    private static func writeStatus(directory: String, stats: Stats, outbox: Outbox, reporter: Reporter, sync: MissingListSync, logger: Logger) async {
-        let status = await status(stats: stats, outbox: outbox, reporter: reporter, sync: sync)
+    private static func writeStatus(directory: String, stats: Stats, outbox: Outbox, reporter: Reporter, sync: MissingListSync,
+                                    roaming: Roaming?, logger: Logger) async {
+        let status = await status(stats: stats, outbox: outbox, reporter: reporter, sync: sync, roaming: roaming)
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -296,17 +308,31 @@ public enum SentinelRunner {
         }
     }
 
-    private static func status(stats: Stats, outbox: Outbox, reporter: Reporter, sync: MissingListSync) async -> SentinelStatus {
+    private static func status(stats: Stats, outbox: Outbox, reporter: Reporter, sync: MissingListSync, roaming: Roaming?) async -> SentinelStatus {
         let time = now()
         let registry = await sync.registry
         let snapshot = await stats.snapshot
+        var fix: FixStatus?
+        if let roaming { fix = await roaming.location.status(at: time, connected: await roaming.client.isConnected) }
         return SentinelStatus(
             pid: getpid(), startedAt: RFC3339.format(snapshot.startedAt), updatedAt: RFC3339.format(time),
             advertisements: snapshot.advertisements, iBeacons: snapshot.iBeacons ?? snapshot.advertisements, matches: snapshot.matches,
             sightingsCreated: snapshot.created, sightingsDelivered: await reporter.delivered, sightingsRejected: await reporter.rejected,
             outboxDepth: (try? await outbox.count()) ?? -1, missingListVersion: registry.version, missingListBikes: registry.count,
             missingListAgeSeconds: await sync.age(now: time), reporterFailures: await reporter.consecutiveFailures, alarms: snapshot.alarms,
-            scannerRestarts: snapshot.scannerRestarts)
+            scannerRestarts: snapshot.scannerRestarts, fix: fix)
+    }
+
+    /// A roaming sentinel's location edge: the gpsd client and the fix it keeps.
+    struct Roaming: Sendable {
+        let client: GPSDClient
+        let location: RoamingLocation
+
+        init?(_ settings: LocationSettings, logger: Logger) {
+            guard case let .gpsd(host, port) = settings.source else { return nil }
+            client = GPSDClient(configuration: GPSDClientConfiguration(host: host, port: port), logger: logger.labelled("bikebeacon.gpsd"))
+            location = RoamingLocation(maxFixAge: settings.maxFixAge)
+        }
     }
 }
 

@@ -25,9 +25,11 @@ public struct Sighting: Hashable, Sendable {
     /// Estimated distance at that reading, metres; nil when unknown.
     public var distance: Double?
     public var zone: Zone
+    /// Where the bike was heard: the enrolled place, or a roaming sentinel's fix (or lack of one).
+    public var place: SightingPlace
 
     public init(id: UUID, beacon: BeaconID, event: SightingEvent, time: Double, firstSeen: Double, lastSeen: Double,
-                rssi: Int, distance: Double?, zone: Zone) {
+                rssi: Int, distance: Double?, zone: Zone, place: SightingPlace = .enrolled) {
         self.id = id
         self.beacon = beacon
         self.event = event
@@ -37,6 +39,34 @@ public struct Sighting: Hashable, Sendable {
         self.rssi = rssi
         self.distance = distance
         self.zone = zone
+        self.place = place
+    }
+}
+
+/// Where a sighting happened, as the sentinel knows it.
+public enum SightingPlace: Hashable, Sendable {
+    /// Where the server enrolled the sentinel (a sentinel at a fixed place).
+    case enrolled
+    /// A roaming sentinel's own position.
+    case fix(SightingFix)
+    /// A roaming sentinel with no fix recent enough: the sighting still goes, without a position.
+    case noFix
+}
+
+/// A roaming sentinel's position when it heard the bike.
+public struct SightingFix: Hashable, Sendable {
+    public var latitude: Double
+    public var longitude: Double
+    /// Horizontal accuracy, metres; nil when the receiver gave none.
+    public var accuracy: Double?
+    /// The fix's own time, seconds since the Unix epoch.
+    public var time: Double
+
+    public init(latitude: Double, longitude: Double, accuracy: Double?, time: Double) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.accuracy = accuracy
+        self.time = time
     }
 }
 
@@ -60,6 +90,15 @@ extension Sighting: Codable {
         rssi = item.rssi
         distance = item.distance
         zone = try field(Zone(rawValue: item.zone), "zone")
+        switch item.fix {
+        case nil: place = .enrolled
+        case "none": place = .noFix
+        case "gps":
+            place = .fix(SightingFix(latitude: try field(item.latitude, "latitude"), longitude: try field(item.longitude, "longitude"),
+                                     accuracy: item.accuracy, time: try field(item.fixTime.flatMap(RFC3339.parse), "fixTime")))
+        default:
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "'fix' is not valid"))
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -78,9 +117,22 @@ extension Sighting: Codable {
 
     /// The wire form: flat beacon fields, RFC 3339 times in UTC with milliseconds (what the server stores).
     public var item: SightingItem {
-        SightingItem(id: id.uuidString.lowercased(), uuid: beacon.uuid.uuidString, major: Int(beacon.major), minor: Int(beacon.minor),
-                     event: event.rawValue, time: RFC3339.format(time), firstSeen: RFC3339.format(firstSeen), lastSeen: RFC3339.format(lastSeen),
-                     rssi: rssi, distance: distance, zone: zone.rawValue)
+        var item = SightingItem(id: id.uuidString.lowercased(), uuid: beacon.uuid.uuidString, major: Int(beacon.major), minor: Int(beacon.minor),
+                                event: event.rawValue, time: RFC3339.format(time), firstSeen: RFC3339.format(firstSeen), lastSeen: RFC3339.format(lastSeen),
+                                rssi: rssi, distance: distance, zone: zone.rawValue)
+        switch place {
+        case .enrolled:
+            break
+        case .noFix:
+            item.fix = "none"
+        case let .fix(fix):
+            item.fix = "gps"
+            item.latitude = fix.latitude
+            item.longitude = fix.longitude
+            item.accuracy = fix.accuracy
+            item.fixTime = RFC3339.format(fix.time)
+        }
+        return item
     }
 }
 

@@ -9,15 +9,29 @@ struct Sentinels: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Enrol a sentinel; prints its token as the last line.")
         @Option var name: String
         // `.unconditional`: a negative value such as `-0.12` is the value, not another option.
-        @Option(parsing: .unconditional, help: "Where the sentinel stands; its sightings are placed here.") var latitude: Double
-        @Option(parsing: .unconditional) var longitude: Double
+        @Option(parsing: .unconditional, help: "Where the sentinel stands; its sightings are placed here.") var latitude: Double?
+        @Option(parsing: .unconditional) var longitude: Double?
+        @Flag(help: "A sentinel that moves (a van, a bus): no fixed place; its sightings carry the position its GPS gives.")
+        var roaming = false
         @OptionGroup var database: DatabaseOption
+
+        func validate() throws {
+            if roaming {
+                guard latitude == nil, longitude == nil else { throw ValidationError("a --roaming sentinel has no fixed place: leave out --latitude and --longitude") }
+            } else {
+                guard latitude != nil, longitude != nil else { throw ValidationError("give --latitude and --longitude of its place, or --roaming for one that moves") }
+            }
+        }
 
         func run() async throws {
             let (sentinel, token) = try await database.with { db in
                 try await SentinelStore(database: db).add(name: name, latitude: latitude, longitude: longitude, now: ServerOptions.wallClock())
             }
-            print("enrolled sentinel '\(sentinel.name)' at \(sentinel.latitude), \(sentinel.longitude); its token (shown once):")
+            if let latitude = sentinel.latitude, let longitude = sentinel.longitude {
+                print("enrolled sentinel '\(sentinel.name)' at \(latitude), \(longitude); its token (shown once):")
+            } else {
+                print("enrolled roaming sentinel '\(sentinel.name)' (its sightings carry their own position); its token (shown once):")
+            }
             print(token)
         }
     }
@@ -30,7 +44,8 @@ struct Sentinels: AsyncParsableCommand {
             let sentinels = try await database.with { try await SentinelStore(database: $0).list() }
             print("name\tlatitude\tlongitude\tstatus")
             for s in sentinels {
-                print("\(s.name)\t\(s.latitude)\t\(s.longitude)\t\(s.revokedMilliseconds == nil ? "active" : "revoked")")
+                let place = s.latitude.flatMap { latitude in s.longitude.map { "\(latitude)\t\($0)" } } ?? "roaming\troaming"
+                print("\(s.name)\t\(place)\t\(s.revokedMilliseconds == nil ? "active" : "revoked")")
             }
         }
     }

@@ -37,17 +37,19 @@ import Yams
     static let description = BikeDescription(make: "Gazelle", model: "Ultimate C8", colour: "green")
     static let item = SightingItem(id: "6f9619ff-8b86-d011-b42d-00c04fc964ff", uuid: beacon.uuid.uuidString, major: 1, minor: 25626,
                                    event: "arrived", time: "2026-11-21T10:00:00.000Z", firstSeen: "2026-11-21T09:59:30.000Z",
-                                   lastSeen: "2026-11-21T10:00:00.000Z", rssi: -67, distance: 2.5, zone: "near")
+                                   lastSeen: "2026-11-21T10:00:00.000Z", rssi: -67, distance: 2.5, zone: "near",
+                                   latitude: 52.0912, longitude: 5.1231, accuracy: 8, fixTime: "2026-11-21T09:59:59.500Z", fix: "gps")
     static let bike = Bike(id: "b1", name: "Commuter", make: "Brompton", model: "C Line", colour: "racing green", frameNumber: "BR123",
                            engineNumber: "", notes: "bell on the left", beacon: beacon, missing: true,
                            missingSince: "2026-11-21T09:00:00.000Z", createdAt: "2026-11-20T09:00:00.000Z", updatedAt: "2026-11-21T09:00:00.000Z")
     static let record = SightingRecord(id: "s1", clientId: item.id, bikeId: "b1", beacon: beacon, event: "departed",
                                        time: "2026-11-21T10:05:00.000Z", firstSeen: "2026-11-21T09:59:30.000Z",
                                        lastSeen: "2026-11-21T10:04:00.000Z", rssi: -80, distance: 7.25, zone: "far",
-                                       latitude: 52.0907, longitude: 5.1214, sentinel: "Cafe Rosa", receivedAt: "2026-11-21T10:05:01.000Z")
+                                       latitude: 52.0912, longitude: 5.1231, accuracy: 8, fixTime: "2026-11-21T10:04:59.000Z", fix: "gps",
+                                       sentinel: "Bus line 12", receivedAt: "2026-11-21T10:05:01.000Z")
     static let event = NotificationEvent(type: "sighting", sightingId: "s1", bikeId: "b1", bikeName: "Commuter", event: "arrived",
                                          time: "2026-11-21T10:00:00.000Z", beacon: beacon, zone: "near", rssi: -67, distance: 2.5,
-                                         sentinel: "Cafe Rosa", latitude: 52.0907, longitude: 5.1214)
+                                         sentinel: "Bus line 12", latitude: 52.0912, longitude: 5.1231, accuracy: 8)
     static let subscription = PushSubscription(id: "p1", endpoint: "https://fcm.googleapis.com/fcm/send/abc",
                                                createdAt: "2026-11-21T09:00:00.000Z")
     static let notification = OwnerNotification(event: .arrived, bikeId: "b1", bikeName: "Commuter", ownerId: "a1",
@@ -63,12 +65,19 @@ import Yams
     static let samples: [Sample] = {
         var noDistance = item
         noDistance.distance = nil
+        let roamingNoDistance = noDistance
+        // A sentinel at a fixed place sends no position fields.
+        (noDistance.latitude, noDistance.longitude, noDistance.accuracy, noDistance.fixTime, noDistance.fix) = (nil, nil, nil, nil, nil)
         var notMissing = bike
         (notMissing.missing, notMissing.missingSince) = (false, nil)
         var recordWithoutDistance = record
         recordWithoutDistance.distance = nil
+        // A roaming sentinel without a fix: no position at all.
+        (recordWithoutDistance.latitude, recordWithoutDistance.longitude, recordWithoutDistance.accuracy, recordWithoutDistance.fixTime) = (nil, nil, nil, nil)
+        recordWithoutDistance.fix = "none"
         var eventWithoutDistance = event
         eventWithoutDistance.distance = nil
+        (eventWithoutDistance.latitude, eventWithoutDistance.longitude, eventWithoutDistance.accuracy) = (nil, nil, nil)
         return [
             Sample("Error", ErrorBody(error: "invalid_request", message: "'name' must not be empty")),
             Sample("Credentials", Credentials(email: "ana@example.org", password: "correct horse battery")),
@@ -90,7 +99,7 @@ import Yams
             Sample("MissingList", MissingList(version: 7, beacons: [missing])),
             Sample("MissingDelta", MissingDelta(MissingListDelta(since: 5, version: 7, added: [missing.bike], removed: [beacon]))),
             Sample("SightingItem", item, minimal: noDistance),
-            Sample("SightingBatch", SightingBatch(sightings: [item, noDistance])),
+            Sample("SightingBatch", SightingBatch(sightings: [item, roamingNoDistance])),
             Sample("Rejection", Rejection(id: item.id, reason: "'zone' must be immediate, near, far or unknown")),
             Sample("SightingResult", SightingResult(accepted: 1, duplicates: 0, rejected: [Rejection(id: "x", reason: "'id' must be a UUID")])),
             Sample("Sighting", record, minimal: recordWithoutDistance),

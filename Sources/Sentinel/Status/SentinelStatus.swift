@@ -27,6 +27,8 @@ public struct SentinelStatus: Codable, Equatable, Sendable {
     public var alarms: Int
     /// Nil in a status written before the field existed.
     public var scannerRestarts: Int?
+    /// A roaming sentinel's fix (mode, age, accuracy; never its position); nil for one at a fixed place.
+    public var fix: FixStatus?
 
     public static let fileName = "status.json"
     public static let metricsFileName = "metrics.prom"
@@ -88,6 +90,6 @@ public struct SentinelStatus: Codable, Equatable, Sendable {
         missing list: version \(missingListVersion), \(missingListBikes) bikes, \(missingListAgeSeconds.map { "confirmed \(Int($0)) s ago" } ?? "never fetched")
         own-bike alarms: \(alarms)
         scanner restarts: \(scannerRestarts ?? 0)
-        """
+        """ + (fix.map { "\n" + $0.report } ?? "")
     }
 }

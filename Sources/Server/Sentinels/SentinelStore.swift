@@ -1,12 +1,13 @@
 import Foundation
 import SQLKit
 
-/// An enrolled sentinel: where it stands (every sighting it reports is placed there) and whether it was revoked.
+/// An enrolled sentinel: where it stands (every sighting it reports without a position of its own is
+/// placed there; nil for a roaming sentinel, which has no fixed place) and whether it was revoked.
 public struct Sentinel: Sendable, Equatable, Codable {
     public var id: String
     public var name: String
-    public var latitude: Double
-    public var longitude: Double
+    public var latitude: Double?
+    public var longitude: Double?
     public var createdMilliseconds: Int64
     public var revokedMilliseconds: Int64?
 }
@@ -32,11 +33,15 @@ public struct SentinelStore: Sendable {
     public init(database: Database) { self.database = database }
 
     /// Enrols a sentinel and returns it with its token; the token is shown once and stored only as a digest.
-    public func add(name: String, latitude: Double, longitude: Double, now: Int64) async throws -> (Sentinel, token: String) {
+    /// Without latitude and longitude it is a roaming sentinel: its sightings carry their own position.
+    public func add(name: String, latitude: Double?, longitude: Double?, now: Int64) async throws -> (Sentinel, token: String) {
         let name = name.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty, name.count <= 100 else { throw SentinelError.invalid("a sentinel needs a name of 1 to 100 characters") }
-        guard latitude.isFinite, (-90...90).contains(latitude) else { throw SentinelError.invalid("latitude must be between -90 and 90") }
-        guard longitude.isFinite, (-180...180).contains(longitude) else { throw SentinelError.invalid("longitude must be between -180 and 180") }
+        guard (latitude == nil) == (longitude == nil) else {
+            throw SentinelError.invalid("give both latitude and longitude for a sentinel at a fixed place, or neither for a roaming one")
+        }
+        if let latitude, !(latitude.isFinite && (-90...90).contains(latitude)) { throw SentinelError.invalid("latitude must be between -90 and 90") }
+        if let longitude, !(longitude.isFinite && (-180...180).contains(longitude)) { throw SentinelError.invalid("longitude must be between -180 and 180") }
         let token = Tokens.make(prefix: Tokens.sentinelPrefix)
         let sentinel = Sentinel(id: Tokens.id(), name: name, latitude: latitude, longitude: longitude,
                                 createdMilliseconds: now, revokedMilliseconds: nil)
@@ -44,10 +49,11 @@ public struct SentinelStore: Sendable {
             guard try await db.raw("SELECT id FROM sentinels WHERE name = \(bind: name)").first() == nil else {
                 throw SentinelError.nameTaken(name)
             }
+            // A roaming sentinel's place columns (NOT NULL since the first schema) hold 0 and are never read.
             try await db.raw("""
-                INSERT INTO sentinels (id, name, token_hash, latitude, longitude, revoked_ms, created_ms)
-                VALUES (\(bind: sentinel.id), \(bind: name), \(bind: Tokens.digest(token)), \(bind: latitude),
-                  \(bind: longitude), NULL, \(bind: now))
+                INSERT INTO sentinels (id, name, token_hash, latitude, longitude, roaming, revoked_ms, created_ms)
+                VALUES (\(bind: sentinel.id), \(bind: name), \(bind: Tokens.digest(token)), \(bind: latitude ?? 0),
+                  \(bind: longitude ?? 0), \(bind: latitude == nil ? 1 : 0), NULL, \(bind: now))
                 """).run()
         }
         return (sentinel, token)
@@ -55,7 +61,7 @@ public struct SentinelStore: Sendable {
 
     public func list() async throws -> [Sentinel] {
         try await database.withSession { db in
-            try await db.raw("SELECT id, name, latitude, longitude, created_ms, revoked_ms FROM sentinels ORDER BY name").all().map(Self.sentinel)
+            try await db.raw("SELECT id, name, latitude, longitude, roaming, created_ms, revoked_ms FROM sentinels ORDER BY name").all().map(Self.sentinel)
         }
     }
 
@@ -87,16 +93,17 @@ public struct SentinelStore: Sendable {
 
     func find(tokenDigest: String) async throws -> Sentinel? {
         try await database.withSession { db in
-            try await db.raw("SELECT id, name, latitude, longitude, created_ms, revoked_ms FROM sentinels WHERE token_hash = \(bind: tokenDigest)")
+            try await db.raw("SELECT id, name, latitude, longitude, roaming, created_ms, revoked_ms FROM sentinels WHERE token_hash = \(bind: tokenDigest)")
                 .first().map(Self.sentinel)
         }
     }
 
     static func sentinel(_ row: any SQLRow) throws -> Sentinel {
-        Sentinel(id: try row.decode(column: "id", as: String.self),
+        let roaming = try row.decode(column: "roaming", as: Int.self) != 0
+        return Sentinel(id: try row.decode(column: "id", as: String.self),
                  name: try row.decode(column: "name", as: String.self),
-                 latitude: try row.decode(column: "latitude", as: Double.self),
-                 longitude: try row.decode(column: "longitude", as: Double.self),
+                 latitude: roaming ? nil : try row.decode(column: "latitude", as: Double.self),
+                 longitude: roaming ? nil : try row.decode(column: "longitude", as: Double.self),
                  createdMilliseconds: try row.decode(column: "created_ms", as: Int64.self),
                  revokedMilliseconds: try row.decode(column: "revoked_ms", as: Int64?.self))
     }

@@ -43,18 +43,32 @@ struct NewSighting: Sendable, Equatable {
     var rssi: Int
     var distance: Double?
     var zone: String
+    /// Where it was heard, when the sentinel says (a roaming one).
+    var place: Place = .enrolled
+
+    /// The sighting's place as the sentinel sent it.
+    enum Place: Sendable, Equatable {
+        /// No `fix`: the sentinel's enrolled place.
+        case enrolled
+        /// `fix: gps`: the sentinel's own position.
+        case gps(latitude: Double, longitude: Double, accuracy: Double?, fixTime: Int64)
+        /// `fix: none`: a roaming sentinel without a recent fix; no position.
+        case none
+    }
 }
 
-/// Checks each item of a batch. Pure: no clock, no database.
+/// Checks each item of a batch. Pure: the server's clock is an input, no database.
 enum SightingValidation {
     static let zones = Set(SightingZones.all)
+    /// How far a fix's time may be ahead of the server's clock (two clocks never agree exactly).
+    static let fixTimeSkew: Int64 = 60_000
 
-    static func validate(_ items: [LenientSightingItem]) -> (valid: [NewSighting], rejected: [Rejection]) {
+    static func validate(_ items: [LenientSightingItem], now: Int64) -> (valid: [NewSighting], rejected: [Rejection]) {
         var valid: [NewSighting] = []
         var rejected: [Rejection] = []
         var seen = Set<String>()
         for lenient in items {
-            switch lenient.decoded.flatMap(validate) {
+            switch lenient.decoded.flatMap({ validate($0, now: now) }) {
             case let .success(sighting):
                 // A repeated id inside one batch is the same sighting sent twice.
                 if seen.insert(sighting.clientID).inserted { valid.append(sighting) }
@@ -65,13 +79,13 @@ enum SightingValidation {
         return (valid, rejected)
     }
 
-    static func validate(_ item: SightingItem) -> Result<NewSighting, Rejection> {
+    static func validate(_ item: SightingItem, now: Int64) -> Result<NewSighting, Rejection> {
         func reject(_ reason: String) -> Result<NewSighting, Rejection> { .failure(Rejection(id: item.id, reason: reason)) }
         guard let clientID = UUID(uuidString: item.id) else { return reject("'id' must be a UUID") }
         guard let beaconUUID = UUID(uuidString: item.uuid) else { return reject("'uuid' must be a beacon UUID") }
         guard let major = UInt16(exactly: item.major) else { return reject("'major' must be 0…65535") }
         guard let minor = UInt16(exactly: item.minor) else { return reject("'minor' must be 0…65535") }
-        guard let event = SightingEvent(rawValue: item.event) else { return reject("'event' must be arrived, present or departed") }
+        guard let event = SightingEvent(rawValue: item.event) else { return reject("'event' must be arrived, present, departed or passing") }
         guard let time = Timestamp.parse(item.time) else { return reject("'time' must be an RFC 3339 timestamp") }
         guard let firstSeen = Timestamp.parse(item.firstSeen) else { return reject("'firstSeen' must be an RFC 3339 timestamp") }
         guard let lastSeen = Timestamp.parse(item.lastSeen) else { return reject("'lastSeen' must be an RFC 3339 timestamp") }
@@ -79,9 +93,44 @@ enum SightingValidation {
         guard Advertisement.rssiRange.contains(item.rssi) else { return reject("'rssi' must be \(Advertisement.rssiRange.lowerBound)…\(Advertisement.rssiRange.upperBound) dBm") }
         if let distance = item.distance, !(distance.isFinite && distance >= 0) { return reject("'distance' must be a non-negative number of metres") }
         guard zones.contains(item.zone) else { return reject("'zone' must be immediate, near, far or unknown") }
+        let place: NewSighting.Place
+        switch placeOf(item, now: now) {
+        case let .success(valid): place = valid
+        case let .failure(reason): return reject(reason.reason)
+        }
         return .success(NewSighting(
             rawID: item.id, clientID: clientID.uuidString.lowercased(), beacon: BeaconID(uuid: beaconUUID, major: major, minor: minor),
             event: event, time: time, firstSeen: firstSeen, lastSeen: lastSeen, rssi: item.rssi,
-            distance: item.distance, zone: item.zone))
+            distance: item.distance, zone: item.zone, place: place))
+    }
+
+    /// The position fields: all absent (the enrolled place), `fix: none` alone, or `fix: gps` with
+    /// latitude, longitude and fix time (accuracy optional), each in range.
+    static func placeOf(_ item: SightingItem, now: Int64) -> Result<NewSighting.Place, Rejection> {
+        func reject(_ reason: String) -> Result<NewSighting.Place, Rejection> { .failure(Rejection(id: item.id, reason: reason)) }
+        let hasPosition = item.latitude != nil || item.longitude != nil || item.accuracy != nil || item.fixTime != nil
+        switch item.fix {
+        case nil:
+            return hasPosition ? reject("a position needs 'fix': 'gps'") : .success(.enrolled)
+        case "none":
+            return hasPosition ? reject("'fix': 'none' carries no position; send 'fix': 'gps' with one") : .success(.none)
+        case "gps":
+            guard let latitude = item.latitude, latitude.isFinite, (-90...90).contains(latitude) else {
+                return reject("'latitude' must be -90…90 degrees with 'fix': 'gps'")
+            }
+            guard let longitude = item.longitude, longitude.isFinite, (-180...180).contains(longitude) else {
+                return reject("'longitude' must be -180…180 degrees with 'fix': 'gps'")
+            }
+            if let accuracy = item.accuracy, !(accuracy.isFinite && accuracy >= 0) {
+                return reject("'accuracy' must be a non-negative number of metres")
+            }
+            guard let fixTime = item.fixTime.flatMap(Timestamp.parse) else { return reject("'fixTime' must be an RFC 3339 timestamp with 'fix': 'gps'") }
+            guard fixTime <= now + fixTimeSkew else {
+                return reject("'fixTime' is \((fixTime - now) / 1000) s ahead of the server's clock; is the sentinel's clock (or its GPS time) right?")
+            }
+            return .success(.gps(latitude: latitude, longitude: longitude, accuracy: item.accuracy, fixTime: fixTime))
+        default:
+            return reject("'fix' must be gps or none")
+        }
     }
 }

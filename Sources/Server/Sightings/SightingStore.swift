@@ -48,6 +48,7 @@ struct SightingStore: Sendable {
 
             var rejected: [Rejection] = []
             var rows: [(NewSighting, MissingBikeRow, String)] = []
+            let stored = { (s: NewSighting) in StoredPlace(s.place, sentinel: sentinel) }
             for sighting in fresh {
                 guard let bike = bikes[sighting.beacon] else {
                     rejected.append(Rejection(id: sighting.rawID, reason: "beacon \(sighting.beacon) is not on the missing list"))
@@ -59,12 +60,14 @@ struct SightingStore: Sendable {
             if !rows.isEmpty {
                 let insert = db.insert(into: "sightings").columns(
                     "id", "sentinel_id", "client_id", "bike_id", "beacon_uuid", "beacon_major", "beacon_minor", "event",
-                    "time_ms", "first_seen_ms", "last_seen_ms", "rssi", "distance", "zone", "latitude", "longitude", "received_ms")
+                    "time_ms", "first_seen_ms", "last_seen_ms", "rssi", "distance", "zone", "latitude", "longitude",
+                    "fix", "accuracy_m", "fix_ms", "received_ms")
                 for (s, bike, id) in rows {
+                    let heard = stored(s)
                     insert.values([
                         id, sentinel.id, s.clientID, bike.id, s.beacon.uuid.uuidString, Int(s.beacon.major), Int(s.beacon.minor),
                         s.event.rawValue, s.time, s.firstSeen, s.lastSeen, s.rssi, s.distance, s.zone,
-                        sentinel.latitude, sentinel.longitude, now,
+                        heard.latitude ?? 0, heard.longitude ?? 0, heard.fix, heard.accuracy, heard.fixTime, now,
                     ] as [any Encodable & Sendable])
                 }
                 // A concurrent retry of the same batch may have won the race: the unique key keeps one copy.
@@ -73,19 +76,48 @@ struct SightingStore: Sendable {
             }
             var notified = Set<String>()
             for (s, bike, id) in rows where inserted.contains(s.clientID) && s.event.notifies {
+                let heard = stored(s)
                 let event = NotificationEvent(
                     type: "sighting", sightingId: id, bikeId: bike.id, bikeName: bike.name, event: s.event.rawValue,
                     time: Timestamp.format(milliseconds: s.time), beacon: s.beacon, zone: s.zone, rssi: s.rssi,
-                    distance: s.distance, sentinel: sentinel.name, latitude: sentinel.latitude, longitude: sentinel.longitude)
+                    distance: s.distance, sentinel: sentinel.name, latitude: heard.latitude, longitude: heard.longitude,
+                    accuracy: heard.accuracy)
                 try await EventStore.append(event, account: bike.ownerID, now: now, in: db)
                 try await notifications.offer(OwnerNotification(
                     event: s.event == .departed ? .departed : .arrived, bikeId: bike.id, bikeName: bike.name, ownerId: bike.ownerID,
-                    place: sentinel.name, latitude: sentinel.latitude, longitude: sentinel.longitude,
+                    place: sentinel.name, latitude: heard.latitude, longitude: heard.longitude,
                     time: event.time, zone: s.zone), now: now, in: db)
                 notified.insert(bike.ownerID)
             }
             return IngestResult(accepted: inserted.count, duplicates: sightings.count - rejected.count - inserted.count,
                                 rejected: rejected, notifiedAccounts: notified)
+        }
+    }
+
+    /// Where a sighting is stored as heard: its own fix, the sentinel's enrolled place, or nowhere
+    /// (a roaming sentinel without a fix, or one that sent no position at all).
+    struct StoredPlace {
+        var latitude: Double?
+        var longitude: Double?
+        var accuracy: Double?
+        var fixTime: Int64?
+        /// The `fix` column: nil for the enrolled place.
+        var fix: String?
+
+        init(_ place: NewSighting.Place, sentinel: Sentinel) {
+            switch place {
+            case let .gps(latitude, longitude, accuracy, fixTime):
+                self.latitude = latitude
+                self.longitude = longitude
+                self.accuracy = accuracy
+                self.fixTime = fixTime
+                fix = "gps"
+            case .enrolled where sentinel.latitude != nil && sentinel.longitude != nil:
+                latitude = sentinel.latitude
+                longitude = sentinel.longitude
+            case .enrolled, .none:
+                fix = "none"
+            }
         }
     }
 
@@ -140,6 +172,8 @@ struct SightingStore: Sendable {
 
     static func sighting(_ row: any SQLRow) throws -> SightingRecord {
         guard let beacon = try MissingListStore.beacon(row) else { throw StorageError.corruptRow("sightings row holds an invalid beacon") }
+        let fix = try row.decode(column: "fix", as: String?.self)
+        let hasPosition = fix != "none"
         return SightingRecord(
             id: try row.decode(column: "id", as: String.self),
             clientId: try row.decode(column: "client_id", as: String.self),
@@ -152,8 +186,11 @@ struct SightingStore: Sendable {
             rssi: try row.decode(column: "rssi", as: Int.self),
             distance: try row.decode(column: "distance", as: Double?.self),
             zone: try row.decode(column: "zone", as: String.self),
-            latitude: try row.decode(column: "latitude", as: Double.self),
-            longitude: try row.decode(column: "longitude", as: Double.self),
+            latitude: hasPosition ? try row.decode(column: "latitude", as: Double.self) : nil,
+            longitude: hasPosition ? try row.decode(column: "longitude", as: Double.self) : nil,
+            accuracy: try row.decode(column: "accuracy_m", as: Double?.self),
+            fixTime: try row.decode(column: "fix_ms", as: Int64?.self).map { Timestamp.format(milliseconds: $0) },
+            fix: fix,
             sentinel: try row.decode(column: "sentinel_name", as: String.self),
             receivedAt: Timestamp.format(milliseconds: try row.decode(column: "received_ms", as: Int64.self)))
     }

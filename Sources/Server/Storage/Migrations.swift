@@ -119,6 +119,17 @@ enum Migrations {
         accountMail,
         // Sentinel rate limits shared by every replica (#13). Version 40: parallel branches add 13, 20, 30.
         common(40, ["CREATE TABLE rate_buckets (key TEXT PRIMARY KEY, tokens DOUBLE PRECISION NOT NULL, last_ms BIGINT NOT NULL)"]),
+        // Roaming sentinels (#27): a sentinel without a fixed place, and sightings with their own position.
+        // sightings.fix: NULL, the sentinel's enrolled place (copied into latitude/longitude as before);
+        // 'gps', latitude/longitude are the sentinel's own fix, accuracy_m and fix_ms its accuracy and time;
+        // 'none', no position (latitude/longitude hold 0 and are never read: they are NOT NULL since
+        // step 1, and SQLite cannot drop that without rebuilding the table).
+        common(45, [
+            "ALTER TABLE sentinels ADD COLUMN roaming BIGINT NOT NULL DEFAULT 0",
+            "ALTER TABLE sightings ADD COLUMN fix TEXT",
+            "ALTER TABLE sightings ADD COLUMN accuracy_m DOUBLE PRECISION",
+            "ALTER TABLE sightings ADD COLUMN fix_ms BIGINT",
+        ]),
     ]
 
     /// Password-reset and email-verification tokens (#9, email). Version 30: see step 20.

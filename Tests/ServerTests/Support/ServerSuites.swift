@@ -12,6 +12,7 @@ struct SQLiteServerTests {
     @Test func bikesPerAccount() async throws { try await BikeScenarios.bikesPerAccount(.sqlite) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.sqlite) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.sqlite) }
+    @Test func roamingSightings() async throws { try await RoamingSightingScenarios.positionsRoundTrip(.sqlite) }
     @Test func sentinelRateLimit() async throws { try await SightingScenarios.sentinelRateLimit(.sqlite) }
     @Test func authorizationMatrix() async throws { try await AuthorizationScenarios.matrix(.sqlite) }
     @Test func badInput() async throws { try await BadInputScenarios.refused(.sqlite) }
@@ -44,6 +45,7 @@ struct PostgresServerTests {
     @Test func bikesPerAccount() async throws { try await BikeScenarios.bikesPerAccount(.postgres) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.postgres) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.postgres) }
+    @Test func roamingSightings() async throws { try await RoamingSightingScenarios.positionsRoundTrip(.postgres) }
     @Test func sentinelRateLimit() async throws { try await SightingScenarios.sentinelRateLimit(.postgres) }
     @Test func authorizationMatrix() async throws { try await AuthorizationScenarios.matrix(.postgres) }
     @Test func badInput() async throws { try await BadInputScenarios.refused(.postgres) }

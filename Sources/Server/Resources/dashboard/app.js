@@ -317,10 +317,11 @@ function renderSightings(freshId) {
   renderMap(state.sightings);
 }
 
-/** One entry per sentinel place, with how often the bike was heard there. */
+/** One entry per sentinel place (a roaming sentinel's: each fix), with how often the bike was heard there. */
 function placesOf(sightings) {
   const places = new Map();
   for (const s of sightings) {
+    if (s.latitude == null || s.longitude == null) continue; // a roaming sentinel without a fix
     const key = `${s.sentinel}|${s.latitude}|${s.longitude}`;
     const place = places.get(key) || { name: s.sentinel, lat: s.latitude, lon: s.longitude, count: 0, last: s.time };
     place.count += 1; places.set(key, place);

@@ -1,0 +1,90 @@
+import Foundation
+import GPSD
+import Testing
+import TestSupport
+@testable import Sentinel
+
+/// The roaming sentinel's fix: how old it may be, what a sighting carries, when it is parked;
+/// on gpsd's own reports of a walk (Tests/Fixtures/gpsd).
+@Suite struct FixKeeperTests {
+    static let walk = GPSDPosition(mode: .threeD, time: 1_175_925_187.801, latitude: -27.21081, longitude: 153.052155,
+                                   horizontalError: 12.5, speed: 3.788)
+
+    @Test func aSightingCarriesTheLastFixWhileItIsFresh() {
+        var keeper = FixKeeper(maxFixAge: 10)
+        #expect(keeper.place(at: 100) == .noFix)
+        keeper.take(Self.walk, at: 100)
+        let fix = SightingFix(latitude: -27.21081, longitude: 153.052155, accuracy: 12.5, time: 1_175_925_187.801)
+        #expect(keeper.place(at: 100) == .fix(fix))
+        #expect(keeper.place(at: 110) == .fix(fix))
+        // Older than maxFixAge by when it arrived (the receiver's own clock may be years off): none.
+        #expect(keeper.place(at: 110.5) == .noFix)
+    }
+
+    @Test func losingTheFixKeepsTheLastOneOnlyUntilItIsOld() {
+        var keeper = FixKeeper(maxFixAge: 10)
+        keeper.take(Self.walk, at: 100)
+        keeper.take(GPSDPosition(mode: .noFix, time: 1_175_925_190), at: 101)
+        #expect(keeper.fix(at: 105)?.latitude == -27.21081)
+        #expect(keeper.fix(at: 111) == nil)
+    }
+
+    @Test func aFixWithoutItsOwnTimeIsStampedWhenItArrived() {
+        var keeper = FixKeeper(maxFixAge: 10)
+        keeper.take(GPSDPosition(mode: .twoD, latitude: 52.09, longitude: 5.12), at: 200)
+        #expect(keeper.fix(at: 201) == SightingFix(latitude: 52.09, longitude: 5.12, accuracy: nil, time: 200))
+    }
+
+    @Test func parkedAfterAMinuteBelowOneMetrePerSecond() {
+        var keeper = FixKeeper(maxFixAge: 10)
+        var slow = Self.walk
+        slow.speed = 0.4
+        for second in 0...59 { keeper.take(slow, at: Double(second)) }
+        #expect(!keeper.isParked(at: 59))
+        keeper.take(slow, at: 60)
+        #expect(keeper.isParked(at: 60))
+        // Moving again ends it at once; so does losing the fix.
+        keeper.take(Self.walk, at: 61)
+        #expect(!keeper.isParked(at: 61))
+        for second in 62...130 { keeper.take(slow, at: Double(second)) }
+        #expect(keeper.isParked(at: 130))
+        keeper.take(GPSDPosition(mode: .noFix), at: 131)
+        #expect(!keeper.isParked(at: 131))
+    }
+
+    /// gpsd's reports of a recorded walk at about 1.2 m/s, with a few seconds' noisy 0 m/s readings
+    /// and a slower stretch: never a minute below 1 m/s, so never parked.
+    @Test func aRecordedWalkIsNeverParked() throws {
+        var framer = GPSDLineFramer()
+        let lines = framer.lines(try Data(contentsOf: Paths.fixture("gpsd/haicom-305N.json")))
+        var keeper = FixKeeper(maxFixAge: 10)
+        var parked = 0, moving = 0
+        for (second, line) in lines.enumerated() {
+            guard case let .success(.position(position)) = GPSDProtocol.decode(line) else { continue }
+            keeper.take(position, at: Double(second))
+            if keeper.fix(at: Double(second)) != nil { if keeper.isParked(at: Double(second)) { parked += 1 } else { moving += 1 } }
+        }
+        #expect(parked == 0)
+        #expect(moving == 248)
+    }
+
+    @Test func aRoamingSightingTravelsWithItsPositionOrItsLackOfOne() throws {
+        var sighting = TestValues.sighting(.present)
+        sighting.event = .passing
+        sighting.place = .fix(SightingFix(latitude: 52.0912, longitude: 5.1231, accuracy: 8, time: 1_763_762_000.25))
+        let object = try #require(JSONSerialization.jsonObject(with: JSONEncoder().encode(sighting)) as? [String: Any])
+        #expect(object["fix"] as? String == "gps" && object["latitude"] as? Double == 52.0912 && object["longitude"] as? Double == 5.1231)
+        #expect(object["accuracy"] as? Double == 8 && object["fixTime"] as? String == "2025-11-21T21:53:20.250Z")
+        #expect(try JSONDecoder().decode(Sighting.self, from: JSONEncoder().encode(sighting)) == sighting)
+
+        sighting.place = .noFix
+        let none = try #require(JSONSerialization.jsonObject(with: JSONEncoder().encode(sighting)) as? [String: Any])
+        #expect(none["fix"] as? String == "none" && none["latitude"] == nil)
+        #expect(try JSONDecoder().decode(Sighting.self, from: JSONEncoder().encode(sighting)) == sighting)
+
+        // A sentinel at a fixed place sends exactly the fields it always did.
+        sighting.place = .enrolled
+        let fixed = try #require(JSONSerialization.jsonObject(with: JSONEncoder().encode(sighting)) as? [String: Any])
+        #expect(fixed["fix"] == nil && fixed["latitude"] == nil && fixed["fixTime"] == nil)
+    }
+}
