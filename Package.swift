@@ -106,6 +106,7 @@ let package = Package(
             dependencies: [
                 "BikebeaconAPI", "Durable",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

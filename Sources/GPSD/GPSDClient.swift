@@ -1,5 +1,6 @@
 import Durable
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
@@ -23,14 +24,25 @@ public struct GPSDClientConfiguration: Sendable {
 /// Swift package speaks gpsd, and a sentinel needs only positions, so it is this small. Lines that
 /// are not JSON, or TPVs with values out of range, are skipped with a log line; other report
 /// classes are skipped silently (a debug line).
-public actor GPSDClient {
+///
+/// Not an actor: its loop runs for as long as gpsd talks, and the counters must stay readable
+/// (by the status writer) however busy it is, so they sit behind a lock of their own.
+public final class GPSDClient: Sendable {
     private let configuration: GPSDClientConfiguration
     private let logger: Logger
+    private let counters = NIOLockedValueBox(Counters())
+
+    struct Counters {
+        var connections = 0
+        var isConnected = false
+        var skippedLines = 0
+    }
+
     /// Connections gpsd accepted so far.
-    public private(set) var connections = 0
-    public private(set) var isConnected = false
+    public var connections: Int { counters.withLockedValue { $0.connections } }
+    public var isConnected: Bool { counters.withLockedValue { $0.isConnected } }
     /// Lines skipped because they were not reports (bad JSON, out-of-range values, overlong).
-    public private(set) var skippedLines = 0
+    public var skippedLines: Int { counters.withLockedValue { $0.skippedLines } }
 
     public init(configuration: GPSDClientConfiguration, logger: Logger = Logger(label: "bikebeacon.gpsd")) {
         self.configuration = configuration
@@ -70,8 +82,10 @@ public actor GPSDClient {
             return false
         }
         channel.writeAndFlush(channel.allocator.buffer(bytes: GPSDProtocol.watchCommand), promise: nil)
-        isConnected = true
-        connections += 1
+        counters.withLockedValue {
+            $0.isConnected = true
+            $0.connections += 1
+        }
         logger.info("connected to gpsd", metadata: ["gpsd": "\(address)"])
         var framer = GPSDLineFramer()
         var gotReports = false
@@ -93,7 +107,7 @@ public actor GPSDClient {
                             }
                         case let .failure(error):
                             malformed += 1
-                            skippedLines += 1
+                            counters.withLockedValue { $0.skippedLines += 1 }
                             // A peer sending garbage at full speed must not flood the journal.
                             if malformed <= 10 {
                                 logger.warning("skipping a line from gpsd that is not a report\(malformed == 10 ? " (further ones on this connection are not logged)" : "")",
@@ -102,7 +116,7 @@ public actor GPSDClient {
                         }
                     }
                     if framer.overlong > overlong {
-                        skippedLines += framer.overlong - overlong
+                        counters.withLockedValue { $0.skippedLines += framer.overlong - overlong }
                         logger.warning("skipping an overlong line from gpsd", metadata: ["gpsd": "\(address)", "limit": "\(framer.maximumLength)"])
                     }
                 case let .failed(error):
@@ -116,7 +130,7 @@ public actor GPSDClient {
         } onCancel: {
             sink.finish()
         }
-        isConnected = false
+        counters.withLockedValue { $0.isConnected = false }
         try? await channel.close().get()
         return gotReports
     }

@@ -151,26 +151,32 @@ public struct GPSDLineFramer: Sendable {
     }
 
     /// The complete lines in `bytes` after what came before, without newlines (and without a
-    /// trailing carriage return); blank lines are skipped.
-    public mutating func lines(_ bytes: some Sequence<UInt8>) -> [[UInt8]] {
+    /// trailing carriage return); blank lines are skipped. Copies runs between newlines, not bytes
+    /// one by one: a Pi reads a few kilobytes a second from gpsd, and this is all it does with them.
+    public mutating func lines(_ bytes: some Collection<UInt8>) -> [[UInt8]] {
+        let bytes = Array(bytes)
         var result: [[UInt8]] = []
-        for byte in bytes {
-            if byte == UInt8(ascii: "\n") {
-                if !discarding {
-                    if buffer.last == UInt8(ascii: "\r") { buffer.removeLast() }
-                    if !buffer.isEmpty { result.append(buffer) }
-                }
-                buffer.removeAll(keepingCapacity: true)
-                discarding = false
-            } else if !discarding {
-                if buffer.count >= maximumLength {
+        var start = 0
+        while start < bytes.count {
+            let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n"))
+            let end = newline ?? bytes.count
+            if !discarding {
+                if buffer.count + (end - start) > maximumLength {
                     buffer.removeAll()
                     discarding = true
                     overlong += 1
                 } else {
-                    buffer.append(byte)
+                    buffer.append(contentsOf: bytes[start..<end])
                 }
             }
+            guard newline != nil else { break }
+            if !discarding {
+                if buffer.last == UInt8(ascii: "\r") { buffer.removeLast() }
+                if !buffer.isEmpty { result.append(buffer) }
+            }
+            buffer.removeAll(keepingCapacity: true)
+            discarding = false
+            start = end + 1
         }
         return result
     }

@@ -313,7 +313,7 @@ public enum SentinelRunner {
         let registry = await sync.registry
         let snapshot = await stats.snapshot
         var fix: FixStatus?
-        if let roaming { fix = await roaming.location.status(at: time, connected: await roaming.client.isConnected) }
+        if let roaming { fix = await roaming.location.status(at: time, connected: roaming.client.isConnected) }
         return SentinelStatus(
             pid: getpid(), startedAt: RFC3339.format(snapshot.startedAt), updatedAt: RFC3339.format(time),
             advertisements: snapshot.advertisements, iBeacons: snapshot.iBeacons ?? snapshot.advertisements, matches: snapshot.matches,

@@ -1,0 +1,53 @@
+import Durable
+import Foundation
+import Testing
+import TestSupport
+@testable import GPSD
+
+/// The client against Debian's real gpsd, fed a recorded walk (Tests/Fixtures/gpsd/haicom-305N.log)
+/// by gpsfake, and killed and started again mid-run.
+@Suite(.serialized) struct GPSDRealDaemonTests {
+    /// A fix's coordinates to a micro-degree (about 0.1 m): gpsd of any version reads the same
+    /// NMEA into the same coordinates.
+    struct Point: Hashable {
+        var latitude: Int
+        var longitude: Int
+
+        init?(_ position: GPSDPosition) {
+            guard position.hasPosition, let latitude = position.latitude, let longitude = position.longitude else { return nil }
+            self.latitude = Int((latitude * 1e6).rounded())
+            self.longitude = Int((longitude * 1e6).rounded())
+        }
+    }
+
+    @Test func everyFixIsOnTheRecordedTrackAcrossAGpsdRestart() async throws {
+        // The track as gpsd's own regression output reads the same log.
+        let track = Set(try GPSDProtocolTests.positions("haicom-305N.json").compactMap(Point.init))
+        #expect(track.count > 50)
+        let gpsd = try GPSFake(log: Paths.fixture("gpsd/haicom-305N.log").path)
+        var configuration = GPSDClientConfiguration(host: "127.0.0.1", port: gpsd.port)
+        configuration.backoff = Backoff(initial: 0.1, maximum: 0.5)
+        let client = GPSDClient(configuration: configuration)
+        let received = GPSDClientTests.Positions()
+        let task = Task { await client.run { position in received.box.withLockedValue { $0.append(position) } } }
+        defer { task.cancel() }
+        func fixes() -> Int { received.all.filter(\.hasPosition).count }
+
+        #expect(try await eventually(within: 30) { fixes() >= 30 })
+        #expect(client.connections == 1)
+        // gpsd dies (and its port with it), then comes back on the same port.
+        gpsd.kill()
+        let beforeRestart = fixes()
+        try gpsd.start()
+        #expect(try await eventually(within: 30) { fixes() >= beforeRestart + 30 })
+        #expect(client.connections >= 2)
+        task.cancel()
+        await task.value
+        gpsd.kill()
+
+        let points = received.all.compactMap(Point.init)
+        let offTrack = points.filter { !track.contains($0) }
+        #expect(offTrack.isEmpty, "\(offTrack.count) of \(points.count) fixes are not on the recorded track, e.g. \(offTrack.prefix(3))")
+        #expect(client.skippedLines == 0)
+    }
+}

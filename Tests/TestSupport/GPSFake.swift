@@ -1,0 +1,99 @@
+import Foundation
+
+/// A real gpsd on a loopback port, fed a recorded NMEA log by gpsfake (both from Debian's gpsd
+/// and gpsd-clients, installed by `scripts/setup --test`); without them a test fails saying so.
+///
+/// gpsfake starts gpsd as its own child, in gpsfake's process group (Foundation's Process makes
+/// each child a group leader), so `kill` takes gpsd down with gpsfake, as a crash or `systemctl
+/// restart gpsd` would. SIGKILL, because children of the test runner inherit a mask that blocks SIGTERM.
+public final class GPSFake: @unchecked Sendable {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public let port: Int
+    private let log: String
+    private let cycle: Double
+    private var process: Process?
+    private let lock = NSLock()
+
+    /// `cycle`: seconds between NMEA sentences (gpsfake's -c).
+    public init(log: String, port: Int? = nil, cycle: Double = 0.01) throws {
+        for tool in ["gpsfake", "gpsd"] where Self.which(tool) == nil {
+            throw Failure(description: "\(tool) is not installed: run scripts/setup --test (Debian packages gpsd, gpsd-clients)")
+        }
+        self.log = log
+        self.cycle = cycle
+        self.port = try port ?? Self.freePort()
+        try start()
+    }
+
+    deinit { kill() }
+
+    /// Starts gpsfake (and its gpsd) on `port`, looping the log, and waits until gpsd listens.
+    public func start() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.which("gpsfake") ?? "/usr/bin/gpsfake")
+        // -n: feed gpsd without waiting for a client; -s: a fast tty (at 4800 baud one fix takes a
+        // second whatever -c says); -c: seconds between sentences; -W: no session timeout before the test's.
+        process.arguments = ["-q", "-n", "-s", "115200", "-c", String(cycle), "-W", "600",
+                             "-P", String(port), log]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        lock.withLock { self.process = process }
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if Self.canConnect(port: port) { return }
+            guard process.isRunning else { throw Failure(description: "gpsfake exited (status \(process.terminationStatus)) before gpsd listened") }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        kill()
+        throw Failure(description: "gpsd did not listen on port \(port) within 20 s")
+    }
+
+    /// Kills gpsfake and its gpsd at once, and waits until the port is free.
+    public func kill() {
+        guard let process = lock.withLock({ self.process.take() }) else { return }
+        Glibc.kill(-process.processIdentifier, SIGKILL)
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning || Self.canConnect(port: port), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+    }
+
+    static func canConnect(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "cannot open a socket") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw Failure(description: "cannot find a free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func which(_ tool: String) -> String? {
+        for directory in ["/usr/bin", "/usr/sbin", "/bin", "/sbin", "/usr/local/bin"] {
+            let path = directory + "/" + tool
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return nil
+    }
+}
