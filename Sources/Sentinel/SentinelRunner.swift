@@ -156,6 +156,8 @@ public enum SentinelRunner {
         let clock = LiveClock()
         var lastListCheck = now()
         var presence = mqtt?.presence()
+        /// A roaming sentinel's passes of missing bikes while it moves.
+        var passes = PassingTracker(passInterval: configuration.location.passInterval)
         var pending = PendingSightings(limit: configuration.outboxMaxRows)
         var warnedDropping = false
         /// Into the outbox, or held in memory while it cannot take them (a full disk must not stop the sentinel).
@@ -182,9 +184,18 @@ public enum SentinelRunner {
         func deliver(_ out: SentinelCore.Output, heard advertisement: Advertisement? = nil, at time: Double? = nil) async throws {
             var out = out
             if let roaming, !out.sightings.isEmpty {
-                // Placed where the sentinel is now: the fix gpsd gave within maxFixAge, or none (never waited for).
+                // Placed where the sentinel is now: the fix gpsd gave within maxFixAge, or none (never
+                // waited for). On the move a bike is passing, not arriving or leaving: the region's
+                // sightings count only while parked; passing ones carry their own place.
                 let place = await roaming.location.place(at: now())
-                for index in out.sightings.indices { out.sightings[index].place = place }
+                let parked = await roaming.location.isParked(at: now())
+                out.sightings = out.sightings.compactMap { sighting in
+                    guard sighting.event != .passing else { return sighting }
+                    guard parked else { return nil }
+                    var placed = sighting
+                    placed.place = place
+                    return placed
+                }
             }
             for sighting in out.sightings {
                 created += 1
@@ -220,13 +231,24 @@ public enum SentinelRunner {
                 await stats.advertisements(batch.count, matched: batch.count(where: { core.registry.contains($0.beacon) }))
                 for advertisement in batch {
                     lastTime = max(lastTime, advertisement.time)
-                    try await deliver(replay ? core.replay(advertisement, makeID: { UUID() }) : core.observe(advertisement, makeID: { UUID() }),
-                                      heard: advertisement)
+                    var out = replay ? core.replay(advertisement, makeID: { UUID() }) : core.observe(advertisement, makeID: { UUID() })
+                    if let roaming, core.registry.contains(advertisement.beacon), await !roaming.location.isParked(at: now()) {
+                        passes.observe(advertisement.beacon, time: advertisement.time, rssi: advertisement.rssi,
+                                       place: await roaming.location.place(at: now()),
+                                       estimate: core.estimate(of: advertisement.beacon, at: advertisement.time))
+                    }
+                    if replay, roaming != nil { out.sightings += passes.finish(at: advertisement.time, makeID: { UUID() }) }
+                    try await deliver(out, heard: advertisement)
                 }
             case let .tick(time):
                 lastTime = time
                 await stats.scanner(await scanner.counts())
-                try await deliver(core.tick(at: time, makeID: { UUID() }))
+                var out = core.tick(at: time, makeID: { UUID() })
+                if roaming != nil {
+                    passes.prune(isMissing: core.registry.contains)
+                    out.sightings += passes.finish(at: time, makeID: { UUID() })
+                }
+                try await deliver(out)
             case .end:
                 return
             }
@@ -241,7 +263,9 @@ public enum SentinelRunner {
         if replay {
             // A capture is read as fast as it is processed: nothing may be skipped.
             for try await batch in scanner.advertisementBatches() { try await handle(.advertisements(batch)) }
-            try await deliver(core.finishReplay(makeID: { UUID() }), at: lastTime + core.flushHorizon)
+            var out = core.finishReplay(makeID: { UUID() })
+            if roaming != nil { out.sightings += passes.finish(at: lastTime, force: true, makeID: { UUID() }) }
+            try await deliver(out, at: lastTime + core.flushHorizon)
         } else {
             // Live: advertisement batches and one-second ticks in one stream. If the core cannot
             // keep up, the oldest batches are dropped rather than memory growing (256 batches of
