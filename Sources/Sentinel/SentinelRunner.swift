@@ -246,7 +246,8 @@ public enum SentinelRunner {
                 var out = core.tick(at: time, makeID: { UUID() })
                 if roaming != nil {
                     passes.prune(isMissing: core.registry.contains)
-                    out.sightings += passes.finish(at: time, makeID: { UUID() })
+                    // Passes are decided on the core's timeline; like the core's own sightings they leave stamped with the wall clock.
+                    out.sightings += passes.finish(at: time, makeID: { UUID() }).map { $0.shifted(by: core.stampShift) }
                 }
                 try await deliver(out)
             case .end:
