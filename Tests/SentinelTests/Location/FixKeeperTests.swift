@@ -29,6 +29,36 @@ import TestSupport
         #expect(keeper.fix(at: 111) == nil)
     }
 
+    /// A minute in a tunnel: gpsd reports mode 1 every second. Sightings keep going, with the last
+    /// fix until it is maxFixAge old, then with `fix: none`; the next fix places them again at once.
+    @Test func aMinuteWithoutAFixSendsSightingsWithoutAPosition() throws {
+        var keeper = FixKeeper(maxFixAge: 10)
+        keeper.take(Self.walk, at: 0)
+        let first = try #require(keeper.fix(at: 0))
+        for second in 1...60 {
+            keeper.take(GPSDPosition(mode: .noFix), at: Double(second))
+            #expect(keeper.place(at: Double(second)) == (second <= 10 ? .fix(first) : .noFix))
+            #expect(!keeper.isParked(at: Double(second)))
+        }
+        var back = Self.walk
+        back.latitude = -27.2150
+        keeper.take(back, at: 61)
+        #expect(keeper.fix(at: 61)?.latitude == -27.2150)
+    }
+
+    /// A receiver that re-acquires after multipath may jump hundreds of metres: the next sighting
+    /// carries the new fix, not a blend with the old one (the server shows what gpsd said).
+    @Test func aJumpInTheFixMovesTheNextSightingAtOnce() {
+        var keeper = FixKeeper(maxFixAge: 10)
+        keeper.take(Self.walk, at: 0)
+        var jumped = Self.walk
+        jumped.latitude = -27.2060
+        jumped.longitude = 153.0580
+        jumped.horizontalError = 48
+        keeper.take(jumped, at: 1)
+        #expect(keeper.place(at: 1) == .fix(SightingFix(latitude: -27.2060, longitude: 153.0580, accuracy: 48, time: 1_175_925_187.801)))
+    }
+
     @Test func aFixWithoutItsOwnTimeIsStampedWhenItArrived() {
         var keeper = FixKeeper(maxFixAge: 10)
         keeper.take(GPSDPosition(mode: .twoD, latitude: 52.09, longitude: 5.12), at: 200)
