@@ -67,7 +67,9 @@ public enum SentinelRunner {
         let sync = MissingListSync(source: HTTPMissingListSource(server: server),
                                    cache: MissingListCache(path: state + "/missing-list.json"), logger: logger.labelled("bikebeacon.missing-list"))
         let stats = Stats(startedAt: now())
-        let roaming = Roaming(configuration.location, logger: logger)
+        // One monotonic timeline for the core and the fix (made before gpsd's first report arrives).
+        let clock = LiveClock()
+        let roaming = Roaming(configuration.location, clock: clock, logger: logger)
         let mqtt = try configuration.mqtt.map {
             try MQTTBridge(settings: $0, bikes: configuration.ownBikes, configurationURL: configuration.serverURL, stateDirectory: state,
                            logger: logger.labelled("bikebeacon.mqtt"))
@@ -78,7 +80,7 @@ public enum SentinelRunner {
                 group.addTask { await reporter.run(sleep: { try await Task.sleep(for: .seconds($0)) }) }
                 if let mqtt { group.addTask { await mqtt.run() } }
                 if let roaming {
-                    group.addTask { await roaming.client.run { position in await roaming.location.take(position, at: now()) } }
+                    group.addTask { await roaming.client.run { position in await roaming.location.take(position) } }
                 }
                 if let port = configuration.metricsPort {
                     group.addTask {
@@ -116,7 +118,7 @@ public enum SentinelRunner {
                         await sync.run(interval: configuration.listRefreshInterval, clock: now, sleep: { try await Task.sleep(for: .seconds($0)) })
                     }
                     created = try await scan(scanner, replay: isReplay, configuration: configuration, outbox: outbox, sync: sync,
-                                             stats: stats, mqtt: mqtt, roaming: roaming, group: &group, logger: logger)
+                                             stats: stats, mqtt: mqtt, roaming: roaming, clock: clock, group: &group, logger: logger)
                 }
                 if case .live = source {} else {
                     try await waitUntilDrained(outbox, timeout: drainTimeout)
@@ -145,7 +147,7 @@ public enum SentinelRunner {
 
     /// Feeds advertisements (and, live, clock ticks) through the core; returns sightings created.
     private static func scan(_ scanner: any Scanning.Scanner, replay: Bool, configuration: SentinelConfiguration, outbox: Outbox,
-                             sync: MissingListSync, stats: Stats, mqtt: MQTTBridge?, roaming: Roaming?,
+                             sync: MissingListSync, stats: Stats, mqtt: MQTTBridge?, roaming: Roaming?, clock: LiveClock,
                              group: inout ThrowingTaskGroup<Void, any Error>, logger: Logger) async throws -> Int {
         var core = SentinelCore(ownBikes: configuration.ownBikes, registry: await sync.registry,
                                 sighting: .init(presentInterval: configuration.presentInterval))
@@ -153,7 +155,6 @@ public enum SentinelRunner {
         var created = 0
         var alarms: [Task<Void, Never>] = []
         var lastTime = 0.0
-        let clock = LiveClock()
         var lastListCheck = now()
         var presence = mqtt?.presence()
         /// A roaming sentinel's passes of missing bikes while it moves.
@@ -187,8 +188,8 @@ public enum SentinelRunner {
                 // Placed where the sentinel is now: the fix gpsd gave within maxFixAge, or none (never
                 // waited for). On the move a bike is passing, not arriving or leaving: the region's
                 // sightings count only while parked; passing ones carry their own place.
-                let place = await roaming.location.place(at: now())
-                let parked = await roaming.location.isParked(at: now())
+                let place = await roaming.location.place()
+                let parked = await roaming.location.isParked()
                 out.sightings = out.sightings.compactMap { sighting in
                     guard sighting.event != .passing else { return sighting }
                     guard parked else { return nil }
@@ -232,9 +233,9 @@ public enum SentinelRunner {
                 for advertisement in batch {
                     lastTime = max(lastTime, advertisement.time)
                     var out = replay ? core.replay(advertisement, makeID: { UUID() }) : core.observe(advertisement, makeID: { UUID() })
-                    if let roaming, core.registry.contains(advertisement.beacon), await !roaming.location.isParked(at: now()) {
+                    if let roaming, core.registry.contains(advertisement.beacon), await !roaming.location.isParked() {
                         passes.observe(advertisement.beacon, time: advertisement.time, rssi: advertisement.rssi,
-                                       place: await roaming.location.place(at: now()),
+                                       place: await roaming.location.place(),
                                        estimate: core.estimate(of: advertisement.beacon, at: advertisement.time))
                     }
                     if replay, roaming != nil { out.sightings += passes.finish(at: advertisement.time, makeID: { UUID() }) }
@@ -338,7 +339,7 @@ public enum SentinelRunner {
         let registry = await sync.registry
         let snapshot = await stats.snapshot
         var fix: FixStatus?
-        if let roaming { fix = await roaming.location.status(at: time, connected: roaming.client.isConnected) }
+        if let roaming { fix = await roaming.location.status(connected: roaming.client.isConnected) }
         return SentinelStatus(
             pid: getpid(), startedAt: RFC3339.format(snapshot.startedAt), updatedAt: RFC3339.format(time),
             advertisements: snapshot.advertisements, iBeacons: snapshot.iBeacons ?? snapshot.advertisements, matches: snapshot.matches,
@@ -353,10 +354,10 @@ public enum SentinelRunner {
         let client: GPSDClient
         let location: RoamingLocation
 
-        init?(_ settings: LocationSettings, logger: Logger) {
+        init?(_ settings: LocationSettings, clock: LiveClock, logger: Logger) {
             guard case let .gpsd(host, port) = settings.source else { return nil }
             client = GPSDClient(configuration: GPSDClientConfiguration(host: host, port: port), logger: logger.labelled("bikebeacon.gpsd"))
-            location = RoamingLocation(maxFixAge: settings.maxFixAge)
+            location = RoamingLocation(maxFixAge: settings.maxFixAge, clock: clock)
         }
     }
 }

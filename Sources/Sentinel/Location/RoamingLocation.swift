@@ -1,22 +1,26 @@
 import GPSD
 
 /// The roaming sentinel's fix, shared between the gpsd client (which writes it) and the scan loop
-/// and status writer (which read it). The decisions are `FixKeeper`'s; this only holds it.
+/// and status writer (which read it). The decisions are `FixKeeper`'s; this only holds it, and
+/// times them on the sentinel's `LiveClock`: a fix's age must not jump when NTP steps the wall clock.
 actor RoamingLocation {
     private var keeper: FixKeeper
+    private let clock: LiveClock
 
-    init(maxFixAge: Double) {
+    init(maxFixAge: Double, clock: LiveClock) {
         keeper = FixKeeper(maxFixAge: maxFixAge)
+        self.clock = clock
     }
 
-    func take(_ position: GPSDPosition, at now: Double) { keeper.take(position, at: now) }
+    func take(_ position: GPSDPosition) { keeper.take(position, at: clock.now) }
 
-    func place(at now: Double) -> SightingPlace { keeper.place(at: now) }
+    func place() -> SightingPlace { keeper.place(at: clock.now) }
 
-    func isParked(at now: Double) -> Bool { keeper.isParked(at: now) }
+    func isParked() -> Bool { keeper.isParked(at: clock.now) }
 
     /// For `bikebeacon status`: the fix's mode, age and accuracy, never the position.
-    func status(at now: Double, connected: Bool) -> FixStatus {
+    func status(connected: Bool) -> FixStatus {
+        let now = clock.now
         let report = keeper.latestReport
         return FixStatus(gpsdConnected: connected, mode: report?.position.mode.text ?? "unknown",
                          ageSeconds: keeper.last.map { now - $0.received }, accuracy: keeper.last?.position.horizontalError,
