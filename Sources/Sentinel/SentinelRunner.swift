@@ -82,6 +82,15 @@ public enum SentinelRunner {
                 if let roaming {
                     group.addTask { await roaming.client.run { position in await roaming.location.take(position) } }
                 }
+                if let mqtt, mqtt.settings.publishLocation, let roaming {
+                    group.addTask {
+                        var location = MQTTLocation(topics: mqtt.topics)
+                        while !Task.isCancelled {
+                            if let message = location.step(await roaming.location.place()) { await mqtt.client.publish([message]) }
+                            try await Task.sleep(for: .seconds(1))
+                        }
+                    }
+                }
                 if let port = configuration.metricsPort {
                     group.addTask {
                         do {

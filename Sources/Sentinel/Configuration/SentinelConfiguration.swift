@@ -76,6 +76,7 @@ public struct SentinelConfiguration: Equatable, Sendable {
         struct Metrics: Decodable { var host: String?; var port: Int? }
         struct MQTT: Decodable {
             var url: String; var prefix: String?; var discovery: String?; var espresense: Bool?; var name: String?; var caFile: String?
+            var publishLocation: Bool?
         }
         var server: Server?
         var stateDirectory: String?
@@ -211,5 +212,8 @@ public struct SentinelConfiguration: Equatable, Sendable {
         if let alarmCommand, alarmCommand.isEmpty { throw ConfigurationError.invalid("alarm.command must name a program") }
         try mqtt?.validate(bikes: ownBikes)
         try location.validate()
+        if mqtt?.publishLocation == true, !location.isRoaming {
+            throw ConfigurationError.invalid("mqtt.publishLocation needs a position to publish: set location to gpsd, or remove publishLocation")
+        }
     }
 }

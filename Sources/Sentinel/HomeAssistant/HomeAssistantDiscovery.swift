@@ -8,7 +8,8 @@ import Proximity
 
 /// Home Assistant MQTT discovery: the retained config messages that make one device per
 /// sentinel with, per own bike, a `device_tracker` and sensors for distance, zone, RSSI and
-/// last seen, plus the count of missing bikes in range. Pure: bikes in, messages out.
+/// last seen, plus the count of missing bikes in range, and (`publishLocation`) a GPS
+/// `device_tracker` of the sentinel itself. Pure: bikes in, messages out.
 public enum HomeAssistantDiscovery {
     /// One config message; keys as Home Assistant documents them (snake_case).
     struct Config: Encodable, Equatable {
@@ -24,7 +25,8 @@ public enum HomeAssistantDiscovery {
 
         var name: String
         var uniqueId: String
-        var stateTopic: String
+        /// Nil for the sentinel's GPS tracker, whose position comes from its JSON attributes.
+        var stateTopic: String?
         var availabilityTopic: String
         var payloadAvailable = "online"
         var payloadNotAvailable = "offline"
@@ -43,12 +45,13 @@ public enum HomeAssistantDiscovery {
 
     /// The config messages for this sentinel and its own bikes, retained; `configurationURL` is
     /// the device's link in Home Assistant.
-    public static func configs(topics: MQTTTopics, bikes: [OwnBike], configurationURL: String? = nil) -> [MQTTMessage] {
+    public static func configs(topics: MQTTTopics, bikes: [OwnBike], publishLocation: Bool = false,
+                               configurationURL: String? = nil) -> [MQTTMessage] {
         guard !topics.discovery.isEmpty else { return [] }
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return entries(topics: topics, bikes: bikes, configurationURL: configurationURL).compactMap { topic, config in
+        return entries(topics: topics, bikes: bikes, publishLocation: publishLocation, configurationURL: configurationURL).compactMap { topic, config in
             guard let data = try? encoder.encode(config) else { return nil }
             return MQTTMessage(topic: topic, payload: Array(data), qos: .atLeastOnce, retain: true)
         }
@@ -56,8 +59,8 @@ public enum HomeAssistantDiscovery {
 
     /// Every retained topic this sentinel owns for these bikes: configs and states. What was
     /// owned before and is not now gets an empty retained message, which removes it.
-    public static func retainedTopics(topics: MQTTTopics, bikes: [OwnBike]) -> Set<String> {
-        var owned = Set(entries(topics: topics, bikes: bikes).map(\.topic))
+    public static func retainedTopics(topics: MQTTTopics, bikes: [OwnBike], publishLocation: Bool = false) -> Set<String> {
+        var owned = Set(entries(topics: topics, bikes: bikes, publishLocation: publishLocation).map(\.topic))
         owned.insert(topics.missingInRange)
         for bike in bikes {
             owned.insert(topics.presence(MQTTTopics.slug(bike.name)))
@@ -78,7 +81,8 @@ public enum HomeAssistantDiscovery {
         return (gone.filter(isConfig).map(empty), gone.filter { !isConfig($0) }.map(empty))
     }
 
-    static func entries(topics: MQTTTopics, bikes: [OwnBike], configurationURL: String? = nil) -> [(topic: String, config: Config)] {
+    static func entries(topics: MQTTTopics, bikes: [OwnBike], publishLocation: Bool = false,
+                        configurationURL: String? = nil) -> [(topic: String, config: Config)] {
         guard !topics.discovery.isEmpty else { return [] }
         let node = topics.node
         let device = Config.Device(identifiers: ["bikebeacon_\(node)"], name: "bikebeacon \(node)", configurationUrl: configurationURL)
@@ -91,6 +95,14 @@ public enum HomeAssistantDiscovery {
         missing.stateClass = "measurement"
         missing.icon = "mdi:bicycle"
         result.append((topics.discoveryConfig(component: "sensor", object: "missing_in_range"), missing))
+        if publishLocation {
+            // Home Assistant places a GPS device_tracker from latitude, longitude and gps_accuracy in its attributes.
+            var tracker = Config(name: "Location", uniqueId: "bikebeacon_\(node)_location", availabilityTopic: topics.status, device: device)
+            tracker.sourceType = "gps"
+            tracker.jsonAttributesTopic = topics.location
+            tracker.icon = "mdi:bus"
+            result.append((topics.discoveryConfig(component: "device_tracker", object: "location"), tracker))
+        }
         for bike in bikes {
             let slug = MQTTTopics.slug(bike.name)
             let state = topics.state(slug)

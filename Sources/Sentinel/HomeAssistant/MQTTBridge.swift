@@ -68,14 +68,15 @@ struct MQTTBridge: Sendable {
     /// Discovery configs, and empty retained messages for what a previous configuration
     /// published and this one does not; remembered once the broker has them all.
     private func announce() async {
-        let current = HomeAssistantDiscovery.retainedTopics(topics: topics, bikes: bikes)
+        let current = HomeAssistantDiscovery.retainedTopics(topics: topics, bikes: bikes, publishLocation: settings.publishLocation)
         let previous = loadMemory()
         let removals = HomeAssistantDiscovery.removals(topics: topics, previous: previous, current: current)
         if !removals.entities.isEmpty || !removals.states.isEmpty {
             logger.info("removing retained MQTT topics of bikes no longer configured",
                         metadata: ["topics": "\(removals.entities.count + removals.states.count)"])
         }
-        await client.publish(removals.entities + HomeAssistantDiscovery.configs(topics: topics, bikes: bikes, configurationURL: configurationURL))
+        await client.publish(removals.entities + HomeAssistantDiscovery.configs(topics: topics, bikes: bikes, publishLocation: settings.publishLocation,
+                                                                                       configurationURL: configurationURL))
         if !removals.states.isEmpty {
             guard await flushed() else { return }
             await client.publish(removals.states)

@@ -19,6 +19,9 @@ public struct MQTTSettings: Equatable, Sendable {
     public var name: String
     /// PEM file of the CA that signed the broker's certificate (mqtts:// with a private CA).
     public var caFile: String?
+    /// A roaming sentinel also publishes its own position (a Home Assistant device_tracker). Off by
+    /// default: whoever reads the broker would see where the van, bus or courier is.
+    public var publishLocation = false
 
     public init(url: String, name: String = MQTTSettings.defaultName()) {
         self.url = url
@@ -36,6 +39,7 @@ public struct MQTTSettings: Equatable, Sendable {
         discovery = file.discovery ?? discovery
         espresense = file.espresense ?? espresense
         caFile = file.caFile
+        publishLocation = file.publishLocation ?? publishLocation
     }
 
     /// The same settings with another broker URL (`--mqtt-url`, `BIKEBEACON_MQTT_URL`).

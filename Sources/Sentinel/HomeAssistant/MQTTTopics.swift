@@ -20,6 +20,8 @@ public struct MQTTTopics: Equatable, Sendable {
     public func presence(_ bike: String) -> String { "\(prefix)/\(node)/bikes/\(bike)/presence" }
     /// JSON: zone, distance, rssi, last_seen.
     public func state(_ bike: String) -> String { "\(prefix)/\(node)/bikes/\(bike)/state" }
+    /// JSON: latitude, longitude, gps_accuracy of the sentinel itself (mqtt.publishLocation only).
+    public var location: String { "\(prefix)/\(node)/location" }
     public func discoveryConfig(component: String, object: String) -> String { "\(discovery)/\(component)/\(node)/\(object)/config" }
 
     public static func espresenseDevice(id: String, room: String) -> String { "espresense/devices/\(id)/\(room)" }

@@ -57,6 +57,26 @@ import Testing
         #expect((unlinked["device"] as? [String: Any])?["configuration_url"] == nil)
     }
 
+    /// `mqtt.publishLocation: true`: one more device_tracker, of the sentinel itself, placed by GPS
+    /// attributes; turned off again, the entity is removed. Off (the default), nothing names a place.
+    @Test func theSentinelsOwnLocationOnlyWhenAskedFor() throws {
+        let off = HomeAssistantDiscovery.configs(topics: Self.topics, bikes: Self.bikes)
+        #expect(!off.contains { $0.topic.contains("location") || String(decoding: $0.payload, as: UTF8.self).contains("location") })
+
+        let on = HomeAssistantDiscovery.configs(topics: Self.topics, bikes: Self.bikes, publishLocation: true)
+        #expect(on.count == off.count + 1)
+        let message = try #require(on.first { $0.topic == "homeassistant/device_tracker/garage/location/config" })
+        #expect(DiscoverySchema.problems(topic: message.topic, payload: message.payload, discoveryPrefix: "homeassistant").isEmpty)
+        let config = try DiscoverySchema.object(message.payload)
+        #expect(config["source_type"] as? String == "gps" && config["json_attributes_topic"] as? String == "bikebeacon/garage/location")
+        #expect(config["state_topic"] == nil)
+
+        let removals = HomeAssistantDiscovery.removals(
+            topics: Self.topics, previous: HomeAssistantDiscovery.retainedTopics(topics: Self.topics, bikes: Self.bikes, publishLocation: true),
+            current: HomeAssistantDiscovery.retainedTopics(topics: Self.topics, bikes: Self.bikes))
+        #expect(removals.entities.map(\.topic) == ["homeassistant/device_tracker/garage/location/config"])
+    }
+
     @Test func noDiscoveryPrefixNoConfigs() {
         let topics = MQTTTopics(prefix: "bikebeacon", node: "garage", discovery: "")
         #expect(HomeAssistantDiscovery.configs(topics: topics, bikes: Self.bikes).isEmpty)
@@ -97,7 +117,11 @@ enum DiscoverySchema {
         guard let keys = allowed[component] else { return ["component \(component) is not one the sentinel should use"] }
         guard let config = try? object(payload) else { return ["payload is not a JSON object"] }
         for key in config.keys where !keys.contains(key) { problems.append("unknown key \(key)") }
-        for key in ["name", "unique_id", "state_topic", "availability_topic", "device"] where config[key] == nil { problems.append("missing \(key)") }
+        // A GPS tracker takes its position from its JSON attributes and may have no state topic.
+        let isGPS = component == "device_tracker" && config["source_type"] as? String == "gps"
+        for key in ["name", "unique_id", isGPS ? "json_attributes_topic" : "state_topic", "availability_topic", "device"] where config[key] == nil {
+            problems.append("missing \(key)")
+        }
         for key in ["state_topic", "availability_topic", "json_attributes_topic"] {
             if let topic = config[key] as? String, topic.isEmpty || topic.contains("+") || topic.contains("#") { problems.append("\(key) is not a topic name") }
         }
@@ -110,7 +134,7 @@ enum DiscoverySchema {
         if config["payload_available"] as? String != "online" || config["payload_not_available"] as? String != "offline" {
             problems.append("availability payloads are not online/offline")
         }
-        if component == "device_tracker" {
+        if component == "device_tracker", !isGPS {
             if let source = config["source_type"] as? String, !sourceTypes.contains(source) { problems.append("source_type \(source)") }
             if config["source_type"] as? String != "bluetooth_le" { problems.append("source_type should be bluetooth_le") }
             if config["payload_home"] as? String != "home" || config["payload_not_home"] as? String != "not_home" { problems.append("home payloads") }

@@ -12,6 +12,7 @@ import Testing
         let c = try SentinelConfiguration.parse(yaml: Self.base + "mqtt: {url: \"mqtt://u:p%40ss@broker.lan\"}", environment: [:])
         let mqtt = try #require(c.mqtt)
         #expect(mqtt.prefix == "bikebeacon" && mqtt.discovery == "homeassistant" && !mqtt.espresense && !mqtt.name.isEmpty)
+        #expect(!mqtt.publishLocation)
         let broker = try #require(mqtt.broker)
         #expect(broker.host == "broker.lan" && broker.port == 1883 && !broker.tls && broker.username == "u" && broker.password == "p@ss")
         #expect("\(broker)" == "mqtt://u@broker.lan:1883")
@@ -26,6 +27,10 @@ import Testing
         let mqtt = try #require(c.mqtt)
         #expect(mqtt.url == "mqtts://b" && mqtt.prefix == "bb" && mqtt.discovery == "ha" && mqtt.espresense && mqtt.name == "shed")
         #expect(mqtt.caFile == "/etc/ca.pem" && mqtt.broker?.port == 8883 && mqtt.broker?.tls == true)
+        let roaming = try SentinelConfiguration.parse(yaml: Self.base + "location: {gpsd: {}}\nmqtt: {url: \"mqtt://a\", publishLocation: true}",
+                                                      environment: [:])
+        #expect(roaming.mqtt?.publishLocation == true)
+        try roaming.validate()
         #expect(try SentinelConfiguration.parse(yaml: Self.base, environment: [:]).mqtt == nil)
         #expect(try SentinelConfiguration.parse(yaml: Self.base, environment: ["BIKEBEACON_MQTT_URL": "mqtt://c"]).mqtt?.url == "mqtt://c")
     }
@@ -35,6 +40,7 @@ import Testing
         ("mqtt: {url: \"mqtt://broker\", prefix: \"a/b\"}", "mqtt.prefix"),
         ("mqtt: {url: \"mqtt://broker\", name: \"shed+1\"}", "mqtt.name"),
         ("mqtt: {url: \"mqtt://broker\", discovery: \"home#\"}", "mqtt.discovery"),
+        ("mqtt: {url: \"mqtt://broker\", publishLocation: true}", "mqtt.publishLocation needs a position"),
         ("mqtt: {url: \"mqtt://broker\"}\nownBikes: [{name: \"Kid's bike\", beacon: \"\(TestValues.intel)\"}, {name: \"kid s bike\", beacon: \"\(TestValues.other)\"}]",
          "would share MQTT topics"),
     ])
