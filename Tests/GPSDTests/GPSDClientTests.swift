@@ -8,8 +8,8 @@ import TestSupport
 @testable import GPSD
 
 /// The client's connection handling against a scripted peer on loopback: gpsd's real output in
-/// pieces, garbage between reports, the peer going away and coming back. (`scripts/test-gpsd`
-/// runs the sentinel against Debian's real gpsd fed by gpsfake.)
+/// pieces, garbage between reports, the peer going away and coming back. (`GPSDRealDaemonTests`
+/// runs the client against Debian's real gpsd fed by gpsfake.)
 @Suite(.serialized) struct GPSDClientTests {
     /// Each connection gets the next script: byte chunks to send, then the connection is closed.
     final class ScriptedPeer: ChannelInboundHandler, Sendable {
@@ -87,10 +87,19 @@ import TestSupport
     }
 
     @Test func gpsdNotRunningIsRetriedUntilItIs() async throws {
-        // A port nothing listens on yet: bind, note it, close.
-        let probe = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
-        let port = try #require(probe.localAddress?.port)
-        try await probe.close()
+        // A port nothing listens on yet, held by a socket bound without listening: connections are
+        // refused, and no other test's server can take the port meanwhile (one did, on a busy run).
+        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(holder >= 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(holder, $0, length) == 0 && getsockname(holder, $0, &length) == 0 }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
         var configuration = GPSDClientConfiguration(host: "127.0.0.1", port: port)
         configuration.backoff = Backoff(initial: 0.05, maximum: 0.2)
         let client = GPSDClient(configuration: configuration)
@@ -98,6 +107,7 @@ import TestSupport
         let task = Task { await client.run { position in positions.box.withLockedValue { $0.append(position) } } }
         try await Task.sleep(for: .milliseconds(400))
         #expect(client.connections == 0)
+        close(holder)
         let line = Array(#"{"class":"TPV","mode":2,"lat":52.09,"lon":5.12,"eph":8.0}"#.utf8) + [UInt8(ascii: "\n")]
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
