@@ -33,14 +33,16 @@ import TestSupport
         defer { task.cancel() }
         func fixes() -> Int { received.all.filter(\.hasPosition).count }
 
-        #expect(try await eventually(within: 30) { fixes() >= 30 })
-        #expect(client.connections == 1)
+        // Generous waits: in a full parallel test run gpsfake (Python) and the cooperative pool are
+        // slow, and gpsd may reset a client while gpsfake settles (seen once); both only delay fixes.
+        #expect(try await eventually(within: 90) { fixes() >= 30 })
+        let connectionsBeforeRestart = client.connections
         // gpsd dies (and its port with it), then comes back on the same port.
         gpsd.kill()
         let beforeRestart = fixes()
         try gpsd.start()
-        #expect(try await eventually(within: 30) { fixes() >= beforeRestart + 30 })
-        #expect(client.connections >= 2)
+        #expect(try await eventually(within: 90) { fixes() >= beforeRestart + 30 })
+        #expect(client.connections > connectionsBeforeRestart)
         task.cancel()
         await task.value
         gpsd.kill()
