@@ -21,35 +21,37 @@ import TestSupport
     }
 
     @Test func everyFixIsOnTheRecordedTrackAcrossAGpsdRestart() async throws {
-        // The track as gpsd's own regression output reads the same log.
-        let track = Set(try GPSDProtocolTests.positions("haicom-305N.json").compactMap(Point.init))
-        #expect(track.count > 50)
-        let gpsd = try GPSFake(log: Paths.fixture("gpsd/haicom-305N.log").path)
-        var configuration = GPSDClientConfiguration(host: "127.0.0.1", port: gpsd.port)
-        configuration.backoff = Backoff(initial: 0.1, maximum: 0.5)
-        let client = GPSDClient(configuration: configuration)
-        let received = GPSDClientTests.Positions()
-        let task = Task { await client.run { position in received.box.withLockedValue { $0.append(position) } } }
-        defer { task.cancel() }
-        func fixes() -> Int { received.all.filter(\.hasPosition).count }
+        try await GPSFake.oneAtATime {
+            // The track as gpsd's own regression output reads the same log.
+            let track = Set(try GPSDProtocolTests.positions("haicom-305N.json").compactMap(Point.init))
+            #expect(track.count > 50)
+            let gpsd = try GPSFake(log: Paths.fixture("gpsd/haicom-305N.log").path)
+            var configuration = GPSDClientConfiguration(host: "127.0.0.1", port: gpsd.port)
+            configuration.backoff = Backoff(initial: 0.1, maximum: 0.5)
+            let client = GPSDClient(configuration: configuration)
+            let received = GPSDClientTests.Positions()
+            let task = Task { await client.run { position in received.box.withLockedValue { $0.append(position) } } }
+            defer { task.cancel() }
+            func fixes() -> Int { received.all.filter(\.hasPosition).count }
 
-        // Generous waits: in a full parallel test run gpsfake (Python) and the cooperative pool are
-        // slow, and gpsd may reset a client while gpsfake settles (seen once); both only delay fixes.
-        #expect(try await eventually(within: 90) { fixes() >= 30 })
-        let connectionsBeforeRestart = client.connections
-        // gpsd dies (and its port with it), then comes back on the same port.
-        gpsd.kill()
-        let beforeRestart = fixes()
-        try gpsd.start()
-        #expect(try await eventually(within: 90) { fixes() >= beforeRestart + 30 })
-        #expect(client.connections > connectionsBeforeRestart)
-        task.cancel()
-        await task.value
-        gpsd.kill()
+            // Generous waits: in a full parallel test run gpsfake (Python) and the cooperative pool are
+            // slow, and gpsd may reset a client while gpsfake settles (seen once); both only delay fixes.
+            #expect(try await eventually(within: 90) { fixes() >= 30 })
+            let connectionsBeforeRestart = client.connections
+            // gpsd dies (and its port with it), then comes back on the same port.
+            gpsd.kill()
+            let beforeRestart = fixes()
+            try gpsd.start()
+            #expect(try await eventually(within: 90) { fixes() >= beforeRestart + 30 })
+            #expect(client.connections > connectionsBeforeRestart)
+            task.cancel()
+            await task.value
+            gpsd.kill()
 
-        let points = received.all.compactMap(Point.init)
-        let offTrack = points.filter { !track.contains($0) }
-        #expect(offTrack.isEmpty, "\(offTrack.count) of \(points.count) fixes are not on the recorded track, e.g. \(offTrack.prefix(3))")
-        #expect(client.skippedLines == 0)
+            let points = received.all.compactMap(Point.init)
+            let offTrack = points.filter { !track.contains($0) }
+            #expect(offTrack.isEmpty, "\(offTrack.count) of \(points.count) fixes are not on the recorded track, e.g. \(offTrack.prefix(3))")
+            #expect(client.skippedLines == 0)
+        }
     }
 }

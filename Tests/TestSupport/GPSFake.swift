@@ -97,3 +97,38 @@ public final class GPSFake: @unchecked Sendable {
         return nil
     }
 }
+
+extension GPSFake {
+    /// Runs `body` while no other test in this process runs a gpsd: a full parallel test run with
+    /// two gpsfake/gpsd pairs at once starved one client of fixes for 90 s, alone each takes 5 s.
+    public static func oneAtATime<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        await Turn.shared.acquire()
+        do {
+            let result = try await body()
+            await Turn.shared.release()
+            return result
+        } catch {
+            await Turn.shared.release()
+            throw error
+        }
+    }
+
+    private actor Turn {
+        static let shared = Turn()
+        private var busy = false
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+
+        func acquire() async {
+            guard busy else {
+                busy = true
+                return
+            }
+            await withCheckedContinuation { waiting.append($0) }
+        }
+
+        /// The turn passes straight to the next waiter, if any.
+        func release() {
+            if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+        }
+    }
+}

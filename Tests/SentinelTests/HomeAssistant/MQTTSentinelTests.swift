@@ -38,35 +38,37 @@ import TestSupport
     /// `mqtt.publishLocation` off nothing on the broker names a place; on, the sentinel's GPS
     /// tracker is announced and its position sent, never retained.
     @Test func aRoamingSentinelPublishesItsPositionOnlyWhenAskedTo() async throws {
-        let gpsd = try GPSFake(log: Paths.fixture("gpsd/haicom-305N.log").path)
-        defer { gpsd.kill() }
-        for publish in [false, true] {
-            let broker = try await Mosquitto.started()
-            let dir = try SentinelCommandTests.stateDirectory(missing: [TestValues.bike(SentinelCoreTests.missing)])
-            let config = try SentinelCommandTests.config(dir, extra: """
-            \(Self.ownBike)
-            location: {gpsd: {host: 127.0.0.1, port: \(gpsd.port)}}
-            mqtt:
-              url: mqtt://nobody@127.0.0.1:9
-              name: bus12
-              publishLocation: \(publish)
-            """)
-            let finish = try await broker.watch()
-            // The dead server keeps the sentinel up for the drain timeout: seconds of fixes.
-            let result = try await run("bikebeacon", Self.sentinel(config, broker: broker, drainTimeout: 6))
-            let seen = await finish()
-            #expect(result.status == 0, "\(result.stderr)")
-            let located = seen.filter { $0.payload.contains("latitude") || $0.payload.contains("-27.21") || $0.payload.contains("153.05") }
-            let announced = seen.contains { $0.topic == "homeassistant/device_tracker/bus12/location/config" && !$0.payload.isEmpty }
-            if publish {
-                #expect(announced)
-                let positions = located.filter { $0.topic == "bikebeacon/bus12/location" }.compactMap { Self.json($0.payload) }
-                #expect(!positions.isEmpty && positions.count == located.count)
-                #expect(positions.allSatisfy { ($0["latitude"] as? Double).map { abs($0 + 27.21) < 0.01 } == true && $0["longitude"] as? Double != nil })
-                #expect(try await broker.retained().allSatisfy { $0.topic != "bikebeacon/bus12/location" })
-            } else {
-                #expect(!announced)
-                #expect(located.isEmpty, "\(located.map(\.topic))")
+        try await GPSFake.oneAtATime {
+            let gpsd = try GPSFake(log: Paths.fixture("gpsd/haicom-305N.log").path)
+            defer { gpsd.kill() }
+            for publish in [false, true] {
+                let broker = try await Mosquitto.started()
+                let dir = try SentinelCommandTests.stateDirectory(missing: [TestValues.bike(SentinelCoreTests.missing)])
+                let config = try SentinelCommandTests.config(dir, extra: """
+                \(Self.ownBike)
+                location: {gpsd: {host: 127.0.0.1, port: \(gpsd.port)}}
+                mqtt:
+                  url: mqtt://nobody@127.0.0.1:9
+                  name: bus12
+                  publishLocation: \(publish)
+                """)
+                let finish = try await broker.watch()
+                // The dead server keeps the sentinel up for the drain timeout: seconds of fixes.
+                let result = try await run("bikebeacon", Self.sentinel(config, broker: broker, drainTimeout: 6))
+                let seen = await finish()
+                #expect(result.status == 0, "\(result.stderr)")
+                let located = seen.filter { $0.payload.contains("latitude") || $0.payload.contains("-27.21") || $0.payload.contains("153.05") }
+                let announced = seen.contains { $0.topic == "homeassistant/device_tracker/bus12/location/config" && !$0.payload.isEmpty }
+                if publish {
+                    #expect(announced)
+                    let positions = located.filter { $0.topic == "bikebeacon/bus12/location" }.compactMap { Self.json($0.payload) }
+                    #expect(!positions.isEmpty && positions.count == located.count)
+                    #expect(positions.allSatisfy { ($0["latitude"] as? Double).map { abs($0 + 27.21) < 0.01 } == true && $0["longitude"] as? Double != nil })
+                    #expect(try await broker.retained().allSatisfy { $0.topic != "bikebeacon/bus12/location" })
+                } else {
+                    #expect(!announced)
+                    #expect(located.isEmpty, "\(located.map(\.topic))")
+                }
             }
         }
     }
