@@ -57,8 +57,6 @@ everything = json.load(open(os.path.join(args.work, "export.json")))["sightings"
 for s in everything:
     s["_time"], s["_received"] = seconds(s["time"]), seconds(s["receivedAt"])
 sightings = [s for s in everything if s["bikeId"] == args.bike]
-for s in sightings:
-    s["_time"], s["_received"] = seconds(s["time"]), seconds(s["receivedAt"])
 by_received = sorted(sightings, key=lambda s: s["_received"])
 
 

@@ -21,12 +21,7 @@ systemctl daemon-reload
 sentinel_config 300
 systemctl restart bikebeacon-sentinel
 wait_metric bikebeacon_outbox_depth 0 60 || fail "the sentinel did not start again on the D-Bus backend"
-i=0
-until [ "$(depth)" = 0 ]; do
-  i=$((i + 1))
-  [ "$i" -lt 300 ] || fail "the outbox did not drain within 60 s of the server being reachable"
-  sleep 0.2
-done
+drained "the outbox did not drain within 60 s of the server being reachable"
 mark "outbox: drained"
 # SD card: status and metrics on the tmpfs, nothing but the outbox and the missing list on the card.
 [ "$(findmnt -n -o FSTYPE --target /run/bikebeacon)" = tmpfs ] || fail "/run/bikebeacon is not a tmpfs"
@@ -53,12 +48,7 @@ depth_after=$(depth)
 [ "${depth_after:-0}" -ge "${depth_before:-0}" ] || fail "the outbox lost sightings in the upgrade ($depth_before before, $depth_after after)"
 mark "upgrade: outbox kept ($depth_before before, $depth_after after), config unchanged"
 ip route del prohibit "${SERVER_HOST}/32"
-i=0
-until [ "$(depth)" = 0 ]; do
-  i=$((i + 1))
-  [ "$i" -lt 300 ] || fail "the outbox did not drain after the upgrade"
-  sleep 0.2
-done
+drained "the outbox did not drain within 60 s after the upgrade"
 mark "upgrade: outbox drained"
 save_journal after
 mark "done"

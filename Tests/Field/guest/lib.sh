@@ -80,6 +80,16 @@ depth() {
   echo "${value%.*}"
 }
 
+# drained WHY: waits up to 60 s for an empty outbox; fails with WHY if it is not.
+drained() {
+  i=0
+  until [ "$(depth)" = 0 ]; do
+    i=$((i + 1))
+    [ "$i" -lt 300 ] || fail "$1"
+    sleep 0.2
+  done
+}
+
 # wait_metric NAME AT_LEAST SECONDS
 wait_metric() {
   i=0
