@@ -32,7 +32,15 @@ mark "sd card: status on tmpfs; state directory holds only the outbox and the li
 
 ## 6. Upgrade in place
 ip route add prohibit "${SERVER_HOST}/32"
-wait_metric bikebeacon_outbox_depth 5 60 || fail "the outbox did not fill before the upgrade"
+# Sightings to carry across the upgrade: a 1 s present interval queues them while the server is out
+# of reach (the arrivals after the last restart may all have been delivered already); then the
+# shipped interval again, so the upgrade keeps that config.
+sentinel_config 1
+systemctl restart bikebeacon-sentinel
+wait_metric bikebeacon_outbox_depth 5 120 || fail "the outbox did not fill before the upgrade (server blocked, 1 s present interval)"
+sentinel_config 300
+systemctl restart bikebeacon-sentinel
+wait_metric bikebeacon_outbox_depth 5 60 || fail "the sentinel did not start again with its outbox before the upgrade"
 config_before=$(md5sum /etc/bikebeacon/sentinel.yaml)
 depth_before=$(depth)
 cursor
