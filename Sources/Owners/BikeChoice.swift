@@ -11,7 +11,7 @@ public enum BikeChoice {
     /// A choice the owner has to make differently; the text says how.
     public struct Failure: Error, CustomStringConvertible, Sendable {
         public var description: String
-        init(_ description: String) { self.description = description }
+        public init(_ description: String) { self.description = description }
     }
 
     /// The bikes file in use: `--file`/`--bikes-file` when given, else the one in the config directory.

@@ -6,6 +6,8 @@ import Foundation
 #endif
 import Console
 import Owners
+import Beacon
+import Scanning
 
 /// `bikebeacon bikes add|list|remove`: the owner's own bikes in a local JSON file.
 struct BikesCommand: AsyncParsableCommand {
@@ -22,24 +24,72 @@ struct BikesCommand: AsyncParsableCommand {
         func path() throws -> String { try usage { try BikeChoice.bikesFile(file, environment: ProcessInfo.processInfo.environment) } }
     }
 
-    struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a bike.")
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a bike.",
+            discussion: """
+            Give its tag with --beacon, or hold the tag next to this computer and pass --nearest: \
+            the iBeacon heard loudest over --seconds is taken (tags already on your bikes are left \
+            out). When two are within a few dB you are asked which one, on stdin.
+            """
+        )
 
         @Argument(help: "A name for the bike, e.g. \"red commuter\".")
         var name: String
 
         @Option(help: "The beacon stuck on it: UUID:MAJOR:MINOR, or pasted as the tag's app or label shows it (UUID, major and minor with any separators, the raw 4c000215… hex, or a link with uuid=, major=, minor=).")
-        var beacon: String
+        var beacon: String?
+
+        @Flag(help: "Take the tag heard loudest: hold it next to this computer.")
+        var nearest = false
+
+        @Option(help: "With --nearest: how long to listen (a replay: this much of the capture).")
+        var seconds: Double = 10
+
+        @Option(help: "With --nearest: dbus, BlueZ over D-Bus (default); hci, raw HCI socket (needs CAP_NET_RAW and CAP_NET_ADMIN).")
+        var backend: ScanCommand.Backend = .dbus
+
+        @Option(help: "With --nearest: the adapter to scan on, e.g. hci0 (default: the first powered one).")
+        var adapter: String?
+
+        @Option(help: "With --nearest: read a capture file (btsnoop, pcap, pcapng) instead of scanning.")
+        var replay: String?
 
         @OptionGroup var location: Location
 
-        func run() throws {
+        func validate() throws {
+            guard (beacon != nil) != nearest else { throw ValidationError("pass either --beacon UUID:MAJOR:MINOR or --nearest") }
+            guard seconds >= 1, seconds <= 3600 else { throw ValidationError("--seconds must be between 1 and 3600") }
+            if !nearest, replay != nil || adapter != nil { throw ValidationError("--replay and --adapter only apply with --nearest") }
+        }
+
+        func run() async throws {
             let path = try location.path()
             var book = try BikesFile.load(path: path)
-            try book.add(Bike(name: name, beacon: try usage { try BikeChoice.beacon(beacon) }))
+            let tag: BeaconID
+            if let beacon {
+                tag = try usage { try BikeChoice.beacon(beacon) }
+            } else {
+                tag = try await nearestTag(known: book)
+            }
+            try book.add(Bike(name: name, beacon: tag))
             try BikesFile.save(book, path: path)
             guard let added = book.bikes.last else { return }
             print("added \(added.name) (\(added.beacon)) to \(path)")
+        }
+
+        private func nearestTag(known book: BikeBook) async throws -> BeaconID {
+            let logger = StandardError.logger("bikebeacon.bikes")
+            let scanner: any Scanning.Scanner = replay.map { CaptureScanner(path: $0, logger: logger) }
+                ?? backend.scanner(adapter: adapter, watchdog: 60, logger: logger)
+            if replay == nil { StandardError.line("listening for \(DecimalText.fixed(seconds, 0)) s: hold the tag next to this computer") }
+            let (heard, failure) = await NearestListening.listen(scanner, seconds: seconds, replay: replay != nil)
+            if let failure {
+                StandardError.line("bikebeacon bikes add: \(failure)")
+                throw ExitCode.failure
+            }
+            let known = Set(book.bikes.map(\.beacon))
+            return try usage { try NearestListening.pick(heard.choice(excluding: known), bike: name, known: known.count) }
         }
     }
 
