@@ -36,12 +36,11 @@ enum ReplicaScenarios {
                     #expect(after.status == .ok && after.headers[.eTag] != tag)
                     #expect(try b.decode(MissingList.self, after).beacons.count == 1)
 
-                    let stream = readEvents(port: port, token: owner, until: holdsASighting)
+                    let stream = await readEvents(port: port, token: owner, until: holdsASighting)
                     let watchdog = Task {
-                        try await Task.sleep(for: .seconds(10))
+                        try await Task.sleep(for: .seconds(60))
                         stream.cancel()
                     }
-                    try await Task.sleep(for: .milliseconds(400))
                     // The sighting arrives at A; B's stream is woken (in-process on SQLite, LISTEN/NOTIFY on PostgreSQL).
                     #expect(try await a.send(.post, "/v1/sightings", token: sentinel,
                                              json: Fixture.Batch(sightings: [Fixture.sighting(event: "arrived")])).status == .ok)

@@ -155,21 +155,32 @@ func expectError(_ response: TestResponse, _ status: HTTPResponse.Status, _ code
     #expect(response.headers[.contentType]?.hasPrefix("application/json") == true, sourceLocation: sourceLocation)
 }
 
-/// An owner's `/v1/events` stream on a live server, read until `done` accepts the text so far.
-func readEvents(port: Int, token: String, until done: @escaping @Sendable (String) -> Bool) -> Task<String, any Error> {
-    Task {
+/// Opens the owner's event stream and returns once the server has subscribed it (its first
+/// comment, written after the stream's start is fixed), so an event posted next cannot fall before
+/// it. The task reads until `done`, and returns what came so far when cancelled.
+func readEvents(port: Int, token: String, until done: @escaping @Sendable (String) -> Bool) async -> Task<String, any Error> {
+    let (connected, announce) = AsyncStream<Void>.makeStream()
+    let task = Task {
+        defer { announce.finish() }
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/events")
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
         #expect(response.status.code == 200)
         #expect(response.headers.first(name: "Content-Type") == "text/event-stream")
         var text = ""
-        for try await chunk in response.body {
-            text += String(buffer: chunk)
-            if done(text) { break }
+        do {
+            for try await chunk in response.body {
+                text += String(buffer: chunk)
+                if text.hasPrefix(": connected\n\n") { announce.yield() }
+                if done(text) { break }
+            }
+        } catch where Task.isCancelled {
+            return text
         }
         return text
     }
+    for await _ in connected { break }
+    return task
 }
 
 /// The stream has delivered a whole sighting event.
