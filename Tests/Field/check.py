@@ -171,15 +171,18 @@ else:
 back_mark = mark("clock: stepped back")
 if set_mark and back_mark:
     t_set, t_back = set_mark[0], back_mark[0] + 60
+    # Sightings are told apart by when the server received them; a busy host can take seconds to
+    # deliver one, so a sighting counts for a clock only when received 10 s into it, and its stamp
+    # may be up to 10 s older than its receipt (never newer than 2 s).
     before = [s for s in main_sightings if s["_received"] < t_set]
-    between = [s for s in main_sightings if t_set + 1 < s["_received"] < t_back - 1]
-    after = [s for s in main_sightings if s["_received"] > t_back + 1]
+    between = [s for s in main_sightings if t_set + 10 < s["_received"] < t_back - 1]
+    after = [s for s in main_sightings if s["_received"] > t_back + 10]
     skew_between = [round(s["_time"] - s["_received"], 1) for s in between]
     skew_after = [round(s["_time"] - s["_received"], 1) for s in after]
-    check(between and all(abs(d) <= 5 for d in skew_between),
-          "4 clock: once set, sightings are stamped with the true time (time - receivedAt within 5 s)", f"{skew_between}")
-    check(after and all(abs(d + 60) <= 5 for d in skew_after),
-          "4 clock: after a step back of 60 s, stamps follow the guest's clock (time - receivedAt = -60 s within 5 s)",
+    check(between and all(-10 <= d <= 2 for d in skew_between),
+          "4 clock: once set, sightings are stamped with the true time (time - receivedAt from -10 s to 2 s)", f"{skew_between}")
+    check(after and all(-70 <= d <= -58 for d in skew_after),
+          "4 clock: after a step back of 60 s, stamps follow the guest's clock (time - receivedAt from -70 s to -58 s)",
           f"{skew_after[:6]}…")
     first_seen_ok = [s for s in between + after if s["event"] == "present"]
     check(all(s["_received"] - 5 * 3600 - 120 < seconds(s["firstSeen"]) <= s["_time"] + 1 for s in first_seen_ok),

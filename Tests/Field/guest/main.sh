@@ -62,10 +62,12 @@ sleep 5
 mark "clock: set forward from $(date -u +%FT%TZ)"
 date -s "@$(cat /mnt/field/now)" >/dev/null
 mark "clock: set to $(date -u +%FT%TZ)"
-sleep 40
+# Long enough for a present sighting (15 s interval; BlueZ hands over an unchanged tag about
+# every 20 s) to be made and delivered well inside each clock.
+sleep 60
 date -s "@$(($(date +%s) - 60))" >/dev/null
 mark "clock: stepped back a minute to $(date -u +%FT%TZ)"
-sleep 35
+sleep 50
 
 ## 2. HCI backend, packaged drop-in; record beside btmon
 install -D -m644 /usr/share/bikebeacon/bikebeacon-sentinel-hci.conf /etc/systemd/system/bikebeacon-sentinel.service.d/hci.conf
