@@ -14,6 +14,7 @@ Exit status 0 when every check passed; each failed check is printed.
 import argparse
 import asyncio
 import base64
+import importlib.util
 import json
 import os
 import shutil
@@ -301,6 +302,46 @@ def check_static_files(base, tiles, checks):
         checks.expect(status == 404, f"{path} is not found ({status})")
 
 
+def axe_source():
+    """axe-core's browser script as PyPI's axe-playwright-python ships it (scripts/test-dashboard installs
+    only that package, not Playwright), or None."""
+    spec = importlib.util.find_spec("axe_playwright_python")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = os.path.join(list(spec.submodule_search_locations)[0], "axe.min.js")
+    return open(path).read() if os.path.exists(path) else None
+
+
+AXE = axe_source()
+
+
+async def accessible(page, what, checks):
+    """axe-core on the page as it is now: no serious or critical violation (WCAG 2 A/AA rules and best practices)."""
+    if AXE is None:
+        checks.expect(False, f"{what}: axe-core is installed for the accessibility check (scripts/test-dashboard installs axe-playwright-python)")
+        return
+    if not await page.js("typeof axe === 'object'"):
+        await page.js(AXE + "\n;true")
+    found = await page.js("axe.run(document, {resultTypes: ['violations']}).then((r) => r.violations"
+                          ".filter((v) => v.impact === 'serious' || v.impact === 'critical')"
+                          ".map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`))")
+    version = await page.js("axe.version")
+    checks.expect(found == [], f"{what}: no serious or critical accessibility violation (axe-core {version}){': ' + '; '.join(found) if found else ''}")
+
+
+def console_errors(page):
+    """Uncaught exceptions and console.error calls the page has made so far."""
+    errors = []
+    for event in page.events:
+        params = event.get("params", {})
+        if event["method"] == "Runtime.exceptionThrown":
+            details = params.get("exceptionDetails", {})
+            errors.append(details.get("exception", {}).get("description") or details.get("text"))
+        elif event["method"] == "Runtime.consoleAPICalled" and params.get("type") == "error":
+            errors.append(" ".join(str(arg.get("value", arg.get("description", ""))) for arg in params.get("args", [])))
+    return errors
+
+
 async def scenario(page, browser, base, server, database, downloads, artifacts, tiles, checks):
     check_static_files(base, tiles, checks)
     await page.send("Page.enable")
@@ -461,11 +502,15 @@ async def scenario(page, browser, base, server, database, downloads, artifacts, 
 
     await page.js("window.scrollTo(0, 0)")
     await page.screenshot(os.path.join(artifacts, "dashboard-1280.png"))
+    await accessible(page, "the dashboard at 1280 px, with a bike, sightings, the map and the settings", checks)
     await page.viewport(390, 844, True)
     await asyncio.sleep(0.3)
     overflow = await page.js("document.documentElement.scrollWidth")
     checks.expect(overflow <= 390, f"no sideways scrolling at 390 px (page is {overflow} px wide)")
     await page.screenshot(os.path.join(artifacts, "dashboard-390.png"))
+    await accessible(page, "the dashboard at 390 px", checks)
+    errors = console_errors(page)
+    checks.expect(errors == [], f"the dashboard logs no error and throws nothing in the browser's console ({errors[:3]})")
 
     await page.js("document.querySelector('#bikes [data-action=recovered]').click()")
     checks.expect(await page.wait_for("document.querySelector('#bikes li .badge')?.textContent === 'OK'"), "marking it recovered shows OK")
@@ -505,6 +550,7 @@ async def scenario(page, browser, base, server, database, downloads, artifacts, 
     checks.expect(sent and "30 minutes" in sent, f"asking for a reset link says one is on its way, whether or not the account exists ({sent!r})")
     await page.viewport(1280, 900, False)
     await page.screenshot(os.path.join(artifacts, "dashboard-login-1280.png"))
+    await accessible(page, "the log-in and password-reset forms", checks)
 
 
 async def cookies(page):

@@ -356,7 +356,8 @@ function renderTiledMap(list) {
     const tiles = L.tileLayer(state.config.tiles, { attribution: escapeHtml(state.config.attribution), maxZoom: 19 });
     let loaded = 0;
     tiles.on("tileload", () => { loaded += 1; $("tiled-map").dataset.tiles = "loaded"; });
-    tiles.on("load", () => { if (loaded === 0 && state.map === map) { showSketch(placesOf(state.sightings)); $("map-caption").textContent += " Map tiles could not be loaded: showing a sketch."; } });
+    // Outside Leaflet's own tile callback: removing the map inside it makes Leaflet read the removed map.
+    tiles.on("load", () => setTimeout(() => { if (loaded === 0 && state.map === map) { showSketch(placesOf(state.sightings)); $("map-caption").textContent += " Map tiles could not be loaded: showing a sketch."; } }));
     tiles.addTo(map);
     map.places = L.featureGroup().addTo(map);
     state.map = map;
