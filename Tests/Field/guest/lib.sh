@@ -158,4 +158,6 @@ CONFIG
 # journal: the sentinel's log since this boot, for the host to check.
 save_journal() {
   journalctl -b -u bikebeacon-sentinel -o short-iso-precise --no-pager >"$out/$1-journal.txt" 2>&1 || true
+  # The same lines on the clock that does not step (seconds since boot, as the marks' uptime).
+  journalctl -b -u bikebeacon-sentinel -o short-monotonic --no-pager >"$out/$1-journal-monotonic.txt" 2>&1 || true
 }
