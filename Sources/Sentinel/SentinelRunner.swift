@@ -70,6 +70,9 @@ public enum SentinelRunner {
         // One monotonic timeline for the core and the fix (made before gpsd's first report arrives).
         let clock = LiveClock()
         let roaming = Roaming(configuration.location, clock: clock, logger: logger)
+        if case .recorded = configuration.location.source {
+            guard case .replay = source else { throw ConfigurationError.invalid("a recorded track plays only on a replayed capture, not live") }
+        }
         let mqtt = try configuration.mqtt.map {
             try MQTTBridge(settings: $0, bikes: configuration.ownBikes, configurationURL: configuration.serverURL, stateDirectory: state,
                            logger: logger.labelled("bikebeacon.mqtt"))
@@ -79,8 +82,8 @@ public enum SentinelRunner {
             summary = try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await reporter.run(sleep: { try await Task.sleep(for: .seconds($0)) }) }
                 if let mqtt { group.addTask { await mqtt.run() } }
-                if let roaming {
-                    group.addTask { await roaming.client.run { position in await roaming.location.take(position) } }
+                if let client = roaming?.client, let location = roaming?.location {
+                    group.addTask { await client.run { position in await location.take(position) } }
                 }
                 if let mqtt, mqtt.settings.publishLocation, let roaming {
                     group.addTask {
@@ -241,6 +244,7 @@ public enum SentinelRunner {
                 await stats.advertisements(batch.count, matched: batch.count(where: { core.registry.contains($0.beacon) }))
                 for advertisement in batch {
                     lastTime = max(lastTime, advertisement.time)
+                    if replay { await roaming?.location.advance(to: advertisement.time) }
                     var out = replay ? core.replay(advertisement, makeID: { UUID() }) : core.observe(advertisement, makeID: { UUID() })
                     if let roaming, core.registry.contains(advertisement.beacon), await !roaming.location.isParked() {
                         passes.observe(advertisement.beacon, time: advertisement.time, rssi: advertisement.rssi,
@@ -348,7 +352,7 @@ public enum SentinelRunner {
         let registry = await sync.registry
         let snapshot = await stats.snapshot
         var fix: FixStatus?
-        if let roaming { fix = await roaming.location.status(connected: roaming.client.isConnected) }
+        if let roaming { fix = await roaming.location.status(connected: roaming.client?.isConnected ?? false) }
         return SentinelStatus(
             pid: getpid(), startedAt: RFC3339.format(snapshot.startedAt), updatedAt: RFC3339.format(time),
             advertisements: snapshot.advertisements, iBeacons: snapshot.iBeacons ?? snapshot.advertisements, matches: snapshot.matches,
@@ -358,15 +362,22 @@ public enum SentinelRunner {
             scannerRestarts: snapshot.scannerRestarts, fix: fix)
     }
 
-    /// A roaming sentinel's location edge: the gpsd client and the fix it keeps.
+    /// A roaming sentinel's location edge: the gpsd client (none when a recorded track plays) and the fix it keeps.
     struct Roaming: Sendable {
-        let client: GPSDClient
+        let client: GPSDClient?
         let location: RoamingLocation
 
         init?(_ settings: LocationSettings, clock: LiveClock, logger: Logger) {
-            guard case let .gpsd(host, port) = settings.source else { return nil }
-            client = GPSDClient(configuration: GPSDClientConfiguration(host: host, port: port), logger: logger.labelled("bikebeacon.gpsd"))
-            location = RoamingLocation(maxFixAge: settings.maxFixAge, clock: clock)
+            switch settings.source {
+            case .fixed:
+                return nil
+            case let .gpsd(host, port):
+                client = GPSDClient(configuration: GPSDClientConfiguration(host: host, port: port), logger: logger.labelled("bikebeacon.gpsd"))
+                location = RoamingLocation(maxFixAge: settings.maxFixAge, clock: clock)
+            case let .recorded(track):
+                client = nil
+                location = RoamingLocation(maxFixAge: settings.maxFixAge, clock: clock, track: track)
+            }
         }
     }
 }
