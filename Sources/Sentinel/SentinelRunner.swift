@@ -273,6 +273,38 @@ public enum SentinelRunner {
                 if registry.version != core.registry.version { core.updateRegistry(registry, now: lastTime) }
             }
         }
+        // Live, the open visits of missing bikes outlive the process: a restart must not report a
+        // bike that never left as arrived again. (A capture's time is its own: a replay starts afresh.)
+        let visitsFile = VisitsFile(path: configuration.stateDirectory + "/visits.json")
+        var saved: (visits: [SightingTracker.OpenVisit], at: Double) = ([], -Double.infinity)
+        func saveVisits() {
+            let visits = core.openVisits(stamped: false)
+            guard visitsFile.isDue(visits, saved: saved.visits, savedAt: saved.at, now: clock.now) else { return }
+            do {
+                try visitsFile.save(core.openVisits())
+            } catch {
+                logger.warning("cannot save the open visits; after a restart, missing bikes in range are reported as arrived again",
+                               metadata: ["path": "\(visitsFile.path)", "error": "\(error)"])
+            }
+            saved = (visits, clock.now)
+        }
+        if !replay {
+            core.stampShift = clock.shift
+            switch visitsFile.load() {
+            case .absent:
+                break
+            case let .loaded(visits):
+                let (restored, dropped) = core.restore(visits, now: clock.now)
+                if !visits.isEmpty {
+                    logger.notice("open visits from before the restart go on without a second arrival; older ones, or of bikes no longer missing, are dropped",
+                                  metadata: ["restored": "\(restored)", "dropped": "\(dropped)", "path": "\(visitsFile.path)"])
+                }
+                saved = (core.openVisits(stamped: false), clock.now)
+            case let .ignored(reason):
+                logger.warning("ignoring the saved open visits: missing bikes in range are reported as arrived again",
+                               metadata: ["path": "\(visitsFile.path)", "reason": "\(reason)"])
+            }
+        }
         // The moment start-up ends (`bench startup` waits for this line).
         logger.info("scanning", metadata: ["source": "\(replay ? "replay" : "live")", "missingBikes": "\(core.registry.count)"])
         if replay {
@@ -312,6 +344,7 @@ public enum SentinelRunner {
                     break
                 }
                 try await handle(input)
+                saveVisits()
             }
         }
         await stats.scanner(await scanner.counts())
