@@ -33,7 +33,16 @@ public final class LocalServer: Sendable {
 
     /// Enrols a sentinel in the database and returns its token (the last line the server prints).
     public static func enrolSentinel(binary: String, database: String, name: String, latitude: Double, longitude: Double) throws -> String {
-        let output = try runToEnd(binary, ["sentinels", "add", "--name", name, "--latitude", String(latitude), "--longitude", String(longitude), "--database", database])
+        try enrol(binary: binary, ["--name", name, "--latitude", String(latitude), "--longitude", String(longitude), "--database", database])
+    }
+
+    /// Enrols a roaming sentinel (no place of its own: its sightings carry its fix) and returns its token.
+    public static func enrolRoamingSentinel(binary: String, database: String, name: String) throws -> String {
+        try enrol(binary: binary, ["--name", name, "--roaming", "--database", database])
+    }
+
+    private static func enrol(binary: String, _ arguments: [String]) throws -> String {
+        let output = try runToEnd(binary, ["sentinels", "add"] + arguments)
         guard let token = output.split(separator: "\n").last.map(String.init), !token.isEmpty else {
             throw LocalServerError("bikebeacon-server sentinels add printed no token")
         }

@@ -48,6 +48,29 @@ public struct SentinelCore: Sendable {
         tracker.configuration.regions.maximumAbsenceTimeout + tracker.configuration.regions.reportPeriod + 1
     }
 
+    /// Open visits of missing bikes, for saving across a restart: stamped like sightings, or in core time.
+    public func openVisits(stamped: Bool = true) -> [SightingTracker.OpenVisit] {
+        sightings.openVisits(shiftedBy: stamped ? stampShift : 0)
+    }
+
+    /// Takes the visits saved before a restart, at core time `now`: a bike still missing and heard
+    /// within the longest absence timeout keeps its visit (no second `arrived`) until it has not
+    /// been heard for that long again, then it is reported `departed`; older visits, and those of
+    /// bikes no longer missing, are dropped.
+    public mutating func restore(_ saved: [SightingTracker.OpenVisit], now: Double) -> (restored: Int, dropped: Int) {
+        let timeout = tracker.configuration.regions.maximumAbsenceTimeout
+        let visits = saved.filter { tracker.registry.contains($0.beacon) }.map { visit in
+            var moved = visit
+            moved.firstSeen -= stampShift
+            moved.lastSeen -= stampShift
+            moved.lastReport -= stampShift
+            return moved
+        }
+        let fresh = visits.filter { now - $0.lastSeen <= timeout }
+        sightings.restore(fresh, now: now, grace: timeout)
+        return (fresh.count, saved.count - fresh.count)
+    }
+
     /// Takes a new missing list. Bikes taken off it get no more reports from this moment.
     public mutating func updateRegistry(_ registry: MissingRegistry, now: Double) {
         tracker.updateRegistry(registry)
@@ -66,7 +89,9 @@ public struct SentinelCore: Sendable {
     /// Advances time: exits, still-here reports, forgetting. Call about once a second.
     public mutating func tick(at time: Double, makeID: () -> UUID) -> Output {
         sightings.prune(now: time, isMissing: tracker.registry.contains)
-        return output(tracker.tick(at: time), makeID: makeID)
+        var out = output(tracker.tick(at: time), makeID: makeID)
+        out.sightings += sightings.expireUnconfirmed(at: time, makeID: makeID).map { $0.shifted(by: stampShift) }
+        return out
     }
 
     /// For captures, where time is the capture's: observes, then ticks at most once a second of

@@ -70,6 +70,9 @@ public enum SentinelRunner {
         // One monotonic timeline for the core and the fix (made before gpsd's first report arrives).
         let clock = LiveClock()
         let roaming = Roaming(configuration.location, clock: clock, logger: logger)
+        if case .recorded = configuration.location.source {
+            guard case .replay = source else { throw ConfigurationError.invalid("a recorded track plays only on a replayed capture, not live") }
+        }
         let mqtt = try configuration.mqtt.map {
             try MQTTBridge(settings: $0, bikes: configuration.ownBikes, configurationURL: configuration.serverURL, stateDirectory: state,
                            logger: logger.labelled("bikebeacon.mqtt"))
@@ -79,8 +82,8 @@ public enum SentinelRunner {
             summary = try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await reporter.run(sleep: { try await Task.sleep(for: .seconds($0)) }) }
                 if let mqtt { group.addTask { await mqtt.run() } }
-                if let roaming {
-                    group.addTask { await roaming.client.run { position in await roaming.location.take(position) } }
+                if let client = roaming?.client, let location = roaming?.location {
+                    group.addTask { await client.run { position in await location.take(position) } }
                 }
                 if let mqtt, mqtt.settings.publishLocation, let roaming {
                     group.addTask {
@@ -241,6 +244,7 @@ public enum SentinelRunner {
                 await stats.advertisements(batch.count, matched: batch.count(where: { core.registry.contains($0.beacon) }))
                 for advertisement in batch {
                     lastTime = max(lastTime, advertisement.time)
+                    if replay { await roaming?.location.advance(to: advertisement.time) }
                     var out = replay ? core.replay(advertisement, makeID: { UUID() }) : core.observe(advertisement, makeID: { UUID() })
                     if let roaming, core.registry.contains(advertisement.beacon), await !roaming.location.isParked() {
                         passes.observe(advertisement.beacon, time: advertisement.time, rssi: advertisement.rssi,
@@ -267,6 +271,38 @@ public enum SentinelRunner {
                 lastListCheck = now()
                 let registry = await sync.registry
                 if registry.version != core.registry.version { core.updateRegistry(registry, now: lastTime) }
+            }
+        }
+        // Live, the open visits of missing bikes outlive the process: a restart must not report a
+        // bike that never left as arrived again. (A capture's time is its own: a replay starts afresh.)
+        let visitsFile = VisitsFile(path: configuration.stateDirectory + "/visits.json")
+        var saved: (visits: [SightingTracker.OpenVisit], at: Double) = ([], -Double.infinity)
+        func saveVisits() {
+            let visits = core.openVisits(stamped: false)
+            guard visitsFile.isDue(visits, saved: saved.visits, savedAt: saved.at, now: clock.now) else { return }
+            do {
+                try visitsFile.save(core.openVisits())
+            } catch {
+                logger.warning("cannot save the open visits; after a restart, missing bikes in range are reported as arrived again",
+                               metadata: ["path": "\(visitsFile.path)", "error": "\(error)"])
+            }
+            saved = (visits, clock.now)
+        }
+        if !replay {
+            core.stampShift = clock.shift
+            switch visitsFile.load() {
+            case .absent:
+                break
+            case let .loaded(visits):
+                let (restored, dropped) = core.restore(visits, now: clock.now)
+                if !visits.isEmpty {
+                    logger.notice("open visits from before the restart go on without a second arrival; older ones, or of bikes no longer missing, are dropped",
+                                  metadata: ["restored": "\(restored)", "dropped": "\(dropped)", "path": "\(visitsFile.path)"])
+                }
+                saved = (core.openVisits(stamped: false), clock.now)
+            case let .ignored(reason):
+                logger.warning("ignoring the saved open visits: missing bikes in range are reported as arrived again",
+                               metadata: ["path": "\(visitsFile.path)", "reason": "\(reason)"])
             }
         }
         // The moment start-up ends (`bench startup` waits for this line).
@@ -308,6 +344,7 @@ public enum SentinelRunner {
                     break
                 }
                 try await handle(input)
+                saveVisits()
             }
         }
         await stats.scanner(await scanner.counts())
@@ -348,7 +385,7 @@ public enum SentinelRunner {
         let registry = await sync.registry
         let snapshot = await stats.snapshot
         var fix: FixStatus?
-        if let roaming { fix = await roaming.location.status(connected: roaming.client.isConnected) }
+        if let roaming { fix = await roaming.location.status(connected: roaming.client?.isConnected ?? false) }
         return SentinelStatus(
             pid: getpid(), startedAt: RFC3339.format(snapshot.startedAt), updatedAt: RFC3339.format(time),
             advertisements: snapshot.advertisements, iBeacons: snapshot.iBeacons ?? snapshot.advertisements, matches: snapshot.matches,
@@ -358,15 +395,22 @@ public enum SentinelRunner {
             scannerRestarts: snapshot.scannerRestarts, fix: fix)
     }
 
-    /// A roaming sentinel's location edge: the gpsd client and the fix it keeps.
+    /// A roaming sentinel's location edge: the gpsd client (none when a recorded track plays) and the fix it keeps.
     struct Roaming: Sendable {
-        let client: GPSDClient
+        let client: GPSDClient?
         let location: RoamingLocation
 
         init?(_ settings: LocationSettings, clock: LiveClock, logger: Logger) {
-            guard case let .gpsd(host, port) = settings.source else { return nil }
-            client = GPSDClient(configuration: GPSDClientConfiguration(host: host, port: port), logger: logger.labelled("bikebeacon.gpsd"))
-            location = RoamingLocation(maxFixAge: settings.maxFixAge, clock: clock)
+            switch settings.source {
+            case .fixed:
+                return nil
+            case let .gpsd(host, port):
+                client = GPSDClient(configuration: GPSDClientConfiguration(host: host, port: port), logger: logger.labelled("bikebeacon.gpsd"))
+                location = RoamingLocation(maxFixAge: settings.maxFixAge, clock: clock)
+            case let .recorded(track):
+                client = nil
+                location = RoamingLocation(maxFixAge: settings.maxFixAge, clock: clock, track: track)
+            }
         }
     }
 }

@@ -43,7 +43,7 @@ public struct SightingTracker: Sendable {
     }
 
     /// The strongest signal and nearest zone over a stretch of readings.
-    struct Best: Equatable, Sendable {
+    struct Best: Codable, Equatable, Sendable {
         var rssi: Int
         var zone: Zone
         var distance: Double?
@@ -89,6 +89,10 @@ public struct SightingTracker: Sendable {
         var sinceReport: Best?
         /// Best of the previous stretch, reported again if nothing new was heard.
         var previous: Best
+        /// A visit restored after a restart whose bike has not entered again: it ends (`departed`)
+        /// at this time, moved on by every reading, unless the bike enters again before, which
+        /// continues it without a second `arrived`.
+        var unconfirmedUntil: Double?
 
         /// The best since the last report; its zone falls back to the last known one when no
         /// estimate came since (raw readings carry no zone).
@@ -103,6 +107,8 @@ public struct SightingTracker: Sendable {
     }
 
     public let configuration: Configuration
+    /// How long a restored visit waits for its bike after the restart and after each reading.
+    private var restoreGrace = 0.0
     private var pending: [BeaconID: Stretch] = [:]
     private var visits: [BeaconID: Visit] = [:]
 
@@ -113,10 +119,50 @@ public struct SightingTracker: Sendable {
     /// Beacons with an open visit.
     public var visiting: Set<BeaconID> { Set(visits.keys) }
 
+    /// An open visit as the sentinel saves it across a restart: enough to go on reporting it
+    /// (`present` on time, `departed` at the end) without a second `arrived`.
+    public struct OpenVisit: Codable, Equatable, Sendable {
+        public var beacon: BeaconID
+        public var firstSeen: Double
+        public var lastSeen: Double
+        public var lastReport: Double
+        var previous: Best
+    }
+
+    /// The open visits, in beacon order; times shifted by `shift`.
+    public func openVisits(shiftedBy shift: Double = 0) -> [OpenVisit] {
+        visits.sorted { $0.key.description < $1.key.description }.map { beacon, visit in
+            OpenVisit(beacon: beacon, firstSeen: visit.firstSeen + shift, lastSeen: visit.lastSeen + shift,
+                      lastReport: visit.lastReport + shift, previous: visit.bestForReport)
+        }
+    }
+
+    /// Takes visits saved before a restart at `now`; each waits `grace` seconds from then, and
+    /// from each reading of its bike, for the bike to enter again.
+    public mutating func restore(_ saved: [OpenVisit], now: Double, grace: Double) {
+        restoreGrace = grace
+        for visit in saved where visits[visit.beacon] == nil {
+            visits[visit.beacon] = Visit(firstSeen: visit.firstSeen, lastSeen: visit.lastSeen, lastReport: visit.lastReport,
+                                         sinceReport: nil, previous: visit.previous, unconfirmedUntil: now + grace)
+        }
+    }
+
+    /// Restored visits not heard again by `now` end: the bike left while the sentinel was down.
+    public mutating func expireUnconfirmed(at now: Double, makeID: () -> UUID) -> [Sighting] {
+        var departed: [Sighting] = []
+        for (beacon, visit) in visits.sorted(by: { $0.key.description < $1.key.description }) {
+            guard let until = visit.unconfirmedUntil, now >= until else { continue }
+            visits[beacon] = nil
+            departed.append(sighting(makeID(), beacon, .departed, time: now, firstSeen: visit.firstSeen, lastSeen: visit.lastSeen, visit.previous))
+        }
+        return departed
+    }
+
     /// Takes one reading of a missing bike's beacon (before its region events for that time).
     public mutating func observe(_ beacon: BeaconID, _ reading: Reading) {
         if var visit = visits[beacon] {
             visit.lastSeen = max(visit.lastSeen, reading.time)
+            if let until = visit.unconfirmedUntil { visit.unconfirmedUntil = max(until, reading.time + restoreGrace) }
             if visit.sinceReport == nil { visit.sinceReport = Best(reading) } else { visit.sinceReport?.add(reading) }
             visits[beacon] = visit
         } else if var stretch = pending[beacon], reading.time - stretch.lastSeen <= configuration.forgetAfter {
@@ -137,8 +183,19 @@ public struct SightingTracker: Sendable {
         }
         switch event {
         case let .entered(_, _, time):
+            if var restored = visits[beacon], restored.unconfirmedUntil != nil {
+                // Heard again after a restart: the visit goes on, the owner already knows it arrived.
+                restored.unconfirmedUntil = nil
+                if let stretch = pending.removeValue(forKey: beacon) {
+                    restored.lastSeen = max(restored.lastSeen, stretch.lastSeen)
+                    restored.sinceReport = stretch.best
+                }
+                visits[beacon] = restored
+                return nil
+            }
             guard visits[beacon] == nil, let stretch = pending.removeValue(forKey: beacon), let best = stretch.best else { return nil }
-            visits[beacon] = Visit(firstSeen: stretch.firstSeen, lastSeen: stretch.lastSeen, lastReport: time, sinceReport: nil, previous: best)
+            visits[beacon] = Visit(firstSeen: stretch.firstSeen, lastSeen: stretch.lastSeen, lastReport: time, sinceReport: nil, previous: best,
+                                   unconfirmedUntil: nil)
             return sighting(makeID(), beacon, .arrived, time: time, firstSeen: stretch.firstSeen, lastSeen: stretch.lastSeen, best)
 
         case let .stillInside(_, _, time, lastSeen):

@@ -19,7 +19,10 @@ struct DemoCommand: AsyncParsableCommand {
         discussion: """
         Starts a throwaway bikebeacon-server (SQLite in a temp dir), enrols a sentinel at a cafe, \
         registers an owner and a bike whose tag is in a real Raspberry Pi capture, marks the bike \
-        missing, runs a sentinel replaying that capture, and prints the sightings the owner sees.
+        missing, runs a sentinel replaying that capture, and prints the sightings the owner sees. \
+        Then a roaming sentinel, "Bus line 12", drives a recorded GPS track past the bike: a stretch \
+        of the same capture replayed while the track plays on the same clock (gpsd's recorded \
+        output, not a live gpsd), and the owner sees where on the route it was heard.
         """
     )
 
@@ -29,6 +32,9 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "The bike's beacon: a tag heard in the capture.")
     var beacon = "494E5445-4C4C-495F-524F-434B535F4857:20596:25984"
 
+    @Option(help: "The recorded GPS track the roaming sentinel drives: gpsd's JSON output, one report a line.")
+    var track = "Resources/tracks/haicom-305N.json"
+
     @Flag(help: "Keep the temp dir (database, server log, sentinel state) and print where it is.")
     var keep = false
 
@@ -36,12 +42,20 @@ struct DemoCommand: AsyncParsableCommand {
     var verbose = false
 
     static let place = (name: "Cafe Rosa, Utrecht", latitude: 52.0907, longitude: 5.1214)
+    static let bus = "Bus line 12"
+    /// Where in the capture the bus passes, seconds after its first report: the tag is heard four
+    /// times in the track's length from here, after the receiver's first half minute (±143–401 m).
+    static let busPassesAt = 180.0
 
     func run() async throws {
         guard let bikeBeacon = BeaconID(beacon) else { throw ValidationError("--beacon must be UUID:MAJOR:MINOR") }
         guard FileManager.default.fileExists(atPath: capture) else {
             throw LocalServerError("no capture at \(capture): run the demo from the repository root, or pass --capture FILE")
         }
+        guard let trackBytes = FileManager.default.contents(atPath: track) else {
+            throw LocalServerError("no GPS track at \(track): run the demo from the repository root, or pass --track FILE")
+        }
+        let route = try RecordedTrack(gpsdJSON: trackBytes)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bikebeacon-demo-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { if !keep { try? FileManager.default.removeItem(at: directory) } }
@@ -83,7 +97,29 @@ struct DemoCommand: AsyncParsableCommand {
             throw LocalServerError("the sentinel reported no sighting of the missing bike; rerun with --verbose to see why")
         }
         say("\nFound: \(bike.name) was \(found).")
-        if keep { say("Kept: \(directory.path) (server.log, demo.sqlite, sentinel/)") }
+
+        say("\nSecond act: a bus with a GPS drives past the bike.\n")
+        let busToken = try LocalServer.enrolRoamingSentinel(binary: binary, database: server.database, name: Self.bus)
+        say("7. bus        \"\(Self.bus)\" enrolled as a roaming sentinel: no place of its own, each sighting carries its GPS fix")
+        var busSettings = SentinelConfiguration(serverURL: server.baseURL, token: busToken,
+                                                stateDirectory: directory.appendingPathComponent("bus").path)
+        busSettings.location = LocationSettings(source: .recorded(route))
+        say("8. bus        replaying \(Int(route.duration)) s of the capture from \(Int(Self.busPassesAt)) s in, while a recorded GPS track plays on the same clock")
+        say("              (\(track): gpsd's output for a recorded walk, \(route.reports.count) reports; the demo replays it instead of a live gpsd)")
+        let busSummary = try await SentinelRunner.run(
+            configuration: busSettings,
+            source: .replay(StretchScanner(CaptureScanner(path: capture), offset: Self.busPassesAt, duration: route.duration)),
+            drainTimeout: 30, logger: logger)
+        say("              \(busSummary.advertisements) iBeacon advertisements, \(busSummary.sightingsCreated) sightings created, \(busSummary.delivered) delivered")
+
+        let fromBus = try await account.sightings(bike: bike.id, token: token).reversed().filter { $0.sentinel == Self.bus }
+        say("9. the owner  the sightings from \(Self.bus):\n")
+        say(SightingTable.render(fromBus))
+        guard let seen = SightingTable.summary(fromBus) else {
+            throw LocalServerError("the bus reported no sighting of the missing bike; rerun with --verbose to see why")
+        }
+        say("\nSeen: \(bike.name) was \(seen).")
+        if keep { say("Kept: \(directory.path) (server.log, demo.sqlite, sentinel/, bus/)") }
     }
 
     private func say(_ line: String) { print(line) }

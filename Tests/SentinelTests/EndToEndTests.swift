@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Beacon
 import Foundation
+import LocalServer
 import NIOHTTP1
 import Registry
 import Scanning
@@ -120,6 +121,48 @@ struct EndToEndTests {
         #expect(Self.multiset(Self.keys(delivered)) == Self.multiset(expected))
         #expect(Set(delivered.map(\.clientId)) == Set(queued.map { $0.id.uuidString.lowercased() }))
         #expect(try await Self.queued(state).isEmpty)
+    }
+
+    /// gpsd away for the whole run (nothing answers on its port): a roaming sentinel's sightings
+    /// leave without a position, none held back waiting for a fix, none lost. What it must report
+    /// comes from the same pure core and `PassingTracker`, with no fix.
+    @Test func aRoamingSentinelWithoutGpsdStillDeliversEverySighting() async throws {
+        let dir = try TestValues.temporaryDirectory()
+        let missing = [SentinelCoreTests.missing]
+        let server = try ServerHarness(directory: dir)
+        let token = try await server.enrolSentinel(name: "Bus line 12", roaming: true)
+        try await server.start()
+        defer { server.stop() }
+        let owner = try await server.ownerWithMissingBikes(missing)
+        let config = try Self.writeConfig(dir, server: server, token: token, presentInterval: 120, batchSize: 2)
+        let gpsd = try LocalServer.freePort()
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: config))
+        handle.seekToEndOfFile()
+        handle.write(Data("\nlocation:\n  gpsd: {host: 127.0.0.1, port: \(gpsd)}\n  passInterval: 60\n".utf8))
+        try handle.close()
+
+        let result = try await run("bikebeacon", ["sentinel", "--config", config, "--replay", Self.capture, "--drain-timeout", "60"])
+        #expect(result.status == 0, "\(result.stderr)")
+
+        var core = SentinelCore(registry: MissingRegistry(version: 1, bikes: missing.map { TestValues.bike($0) }), sighting: .init(presentInterval: 120))
+        var passes = PassingTracker(passInterval: 60)
+        var expected: [Sighting] = []
+        let ads = try await SentinelCoreTests.advertisements()
+        for ad in ads {
+            _ = core.replay(ad, makeID: { UUID() })
+            if core.registry.contains(ad.beacon) {
+                passes.observe(ad.beacon, time: ad.time, rssi: ad.rssi, place: .noFix, estimate: core.estimate(of: ad.beacon, at: ad.time))
+            }
+            expected += passes.finish(at: ad.time, makeID: { UUID() })
+        }
+        expected += passes.finish(at: ads.last?.time ?? 0, force: true, makeID: { UUID() })
+        try #require(expected.count >= 3)
+
+        let delivered = try await server.sightings(owner: owner.token, bikes: owner.bikes)
+        let keys = expected.map { Key(beacon: $0.beacon.description, event: $0.event.rawValue, time: RFC3339.format($0.time)) }
+        #expect(Self.multiset(Self.keys(delivered)) == Self.multiset(keys))
+        #expect(delivered.allSatisfy { $0.event == "passing" && $0.fix == "none" && $0.latitude == nil })
+        #expect(try await Self.queued(dir.appendingPathComponent("state")).isEmpty)
     }
 
     @Test func killedMidUploadThenRestartedLosesAndDuplicatesNothing() async throws {

@@ -5,6 +5,8 @@ public struct LocationSettings: Equatable, Sendable {
     public enum Source: Equatable, Sendable {
         case fixed
         case gpsd(host: String, port: Int)
+        /// A recorded gpsd session played on a replayed capture's clock (the demo); not from a config file.
+        case recorded(RecordedTrack)
     }
 
     public var source: Source = .fixed

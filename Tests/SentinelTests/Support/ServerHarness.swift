@@ -34,10 +34,11 @@ final class ServerHarness: @unchecked Sendable {
 
     var url: String { "http://127.0.0.1:\(port)" }
 
-    /// Enrols a sentinel; returns its token (the last line the command prints).
-    func enrolSentinel(name: String) async throws -> String {
+    /// Enrols a sentinel, at a place or roaming; returns its token (the last line the command prints).
+    func enrolSentinel(name: String, roaming: Bool = false) async throws -> String {
         guard let binary = Self.binary else { throw HarnessError("no bikebeacon-server binary") }
-        let result = try await run(path: binary.path, ["sentinels", "add", "--name", name, "--latitude", "52.3676", "--longitude", "4.9041", "--database", database])
+        let place = roaming ? ["--roaming"] : ["--latitude", "52.3676", "--longitude", "4.9041"]
+        let result = try await run(path: binary.path, ["sentinels", "add", "--name", name] + place + ["--database", database])
         let lines = result.stdout.split(separator: "\n")
         guard result.status == 0, let token = lines.last.map(String.init) else { throw HarnessError("sentinels add failed: \(result.stderr)") }
         return token
@@ -132,6 +133,9 @@ struct ServerSighting: Decodable, Hashable {
     var beacon: Beacon
     var event: String
     var time: String
+    /// A roaming sentinel's: `gps` with a position, `none` without.
+    var fix: String?
+    var latitude: Double?
 }
 
 struct HarnessError: Error, CustomStringConvertible {
