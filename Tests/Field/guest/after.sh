@@ -26,9 +26,9 @@ mark "outbox: drained"
 # SD card: status and metrics on the tmpfs, nothing but the outbox and the missing list on the card.
 [ "$(findmnt -n -o FSTYPE --target /run/bikebeacon)" = tmpfs ] || fail "/run/bikebeacon is not a tmpfs"
 [ -s /run/bikebeacon/status.json ] || fail "no status.json in /run/bikebeacon"
-extra=$(ls /var/lib/bikebeacon | grep -Ev '^(outbox\.sqlite(-wal|-shm)?|missing-list\.json)$' || true)
+extra=$(ls /var/lib/bikebeacon | grep -Ev '^(outbox\.sqlite(-wal|-shm)?|missing-list\.json|visits\.json)$' || true)
 [ -z "$extra" ] || fail "unexpected files in /var/lib/bikebeacon: $extra"
-mark "sd card: status on tmpfs; state directory holds only the outbox and the list"
+mark "sd card: status on tmpfs; state directory holds only the outbox, the list and the open visits"
 
 ## 6. Upgrade in place
 ip route add prohibit "${SERVER_HOST}/32"
