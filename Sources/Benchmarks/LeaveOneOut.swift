@@ -39,14 +39,17 @@ public enum LeaveOneOut {
         }
     }
 
-    public static func run(_ datasets: [RSSIDataset], candidates: [ProximityConfiguration] = candidates) -> [Fold] {
+    /// Under two-point `calibration` each receiver's fitted exponent replaces the candidates'
+    /// (and the anchors' that have one), so the folds choose the rest.
+    public static func run(_ datasets: [RSSIDataset], candidates: [ProximityConfiguration] = candidates,
+                           calibration: BenchCalibration = .onePoint) -> [Fold] {
         let anchorMethods = ProximityMethod.anchors
-        let anchors = datasets.map { ProximityBench.run($0, methods: anchorMethods) }
+        let anchors = datasets.map { ProximityBench.run($0, methods: anchorMethods, calibration: calibration) }
         let standings: [[Standing]] = datasets.indices.map { d in
             let best = anchors[d].map(\.total.balancedAccuracy).max() ?? 0
             let fewest = anchors[d].map(\.total.flapsPerHour).min() ?? 0
             return candidates.map { configuration in
-                let score = ProximityBench.run(datasets[d], methods: [.ours], configuration: configuration)[0].total
+                let score = ProximityBench.run(datasets[d], methods: [.ours], configuration: configuration, calibration: calibration)[0].total
                 return Standing(configuration: configuration, score: score, margin: score.balancedAccuracy - best,
                                 flapRatio: fewest > 0 ? score.flapsPerHour / fewest : (score.flapsPerHour > 0 ? .infinity : 1))
             }
