@@ -80,7 +80,9 @@ struct CalibrateCommandTests {
         return try result.lines.compactMap { line -> Double? in
             let fields = line.split(separator: "\t")
             guard fields.count == 2, fields[1].split(separator: ",").contains(where: { $0.hasPrefix(frame) }) else { return nil }
-            return try #require(Double(String(fields[0])), "one RSSI per frame: \(line)")
+            let rssi = Double(String(fields[0]))
+            try #require(rssi != nil, "one RSSI per frame: \(line)")
+            return rssi
         }
     }
 
