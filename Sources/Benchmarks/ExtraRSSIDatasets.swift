@@ -19,6 +19,8 @@ public enum ExtraRSSIDatasets {
                load: { try airtagNRF52(directory: $0) }),
         Source(name: "lanfer", summary: "phones and a Raspberry Pi heard by a Raspberry Pi 4, 0.5-6 m, elanfer/multi-channel-paper-data",
                load: { try lanfer(directory: $0) }),
+        Source(name: "spachos", summary: "Gimbal Series 10 iBeacons heard by a Raspberry Pi, 0.5-5.6 m, two offices, pspachos/RSSI-Dataset",
+               load: { try spachos(directory: $0) }),
     ]
 
     /// The environment variable naming a folder that holds extra sets by name.
@@ -85,5 +87,41 @@ public enum ExtraRSSIDatasets {
             receivers.append((String(file.dropLast(4)), rows))
         }
         return RSSIDatasets.assemble(name: "lanfer", receivers: receivers, skipped: skipped)
+    }
+
+    /// Gimbal Series 10 iBeacons A, B, C on a right triangle (A (0,0), B (d,0), C (d,d), d = 1, 3 or
+    /// 5 m) heard by a Raspberry Pi at D1 (d/2,0), D2 (d/2,d/2) or D3 (2d/3,d/3): files
+    /// `env<E>-<d>D<p>.txt` of lines `Node X: RSSI`. The distance is the receiver's position to the
+    /// node's. No clock: each file's lines are stamped one second apart (see its SOURCE.txt). One
+    /// receiver per (environment, node): each tag in each office has its own 1 m level.
+    public static func spachos(directory: String) throws -> RSSIDataset {
+        let folder = directory + "/spachos"
+        let positions: [Character: (x: Double, y: Double)] = ["1": (0.5, 0), "2": (0.5, 0.5), "3": (2.0 / 3, 1.0 / 3)]
+        let nodes: [Character: (x: Double, y: Double)] = ["A": (0, 0), "B": (1, 0), "C": (1, 1)]
+        var rowsByReceiver: [String: [RSSIDatasets.Row]] = [:]
+        var skipped = 0
+        var fileStart = 0.0
+        for file in try RSSIDatasets.csvFiles(in: folder, prefix: "env", suffix: ".txt") {
+            // env1-3D2.txt: environment 1, d = 3 m, receiver at D2.
+            let name = file.dropLast(4)
+            let parts = name.split(separator: "-")
+            guard parts.count == 2, parts[1].count == 3, let side = Double(String(parts[1].prefix(1))),
+                  let position = parts[1].last.flatMap({ positions[$0] }) else {
+                throw RSSIDatasetError.unexpectedName(file: folder + "/" + file, expected: "env<E>-<d>D<p>.txt, e.g. env1-3D2.txt")
+            }
+            let path = folder + "/" + file
+            guard let data = FileManager.default.contents(atPath: path) else { throw RSSIDatasetError.unreadable(path) }
+            for (index, line) in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).enumerated() {
+                let fields = line.split(separator: ":")
+                guard fields.count == 2, fields[0].hasPrefix("Node "), let node = fields[0].last.flatMap({ nodes[$0] }),
+                      let rssi = Double(fields[1].trimmingCharacters(in: .whitespaces)) else { skipped += 1; continue }
+                let metres = side * ((position.x - node.x) * (position.x - node.x) + (position.y - node.y) * (position.y - node.y)).squareRoot()
+                let receiver = String(parts[0]) + ":" + String(fields[0].dropFirst(5))
+                rowsByReceiver[receiver, default: []].append(RSSIDatasets.Row(time: fileStart + Double(index), rssi: rssi, distance: metres))
+            }
+            fileStart += 10_000
+        }
+        return RSSIDatasets.assemble(name: "spachos", receivers: rowsByReceiver.keys.sorted().map { ($0, rowsByReceiver[$0] ?? []) },
+                                     skipped: skipped)
     }
 }

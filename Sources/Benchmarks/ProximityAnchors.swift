@@ -8,7 +8,7 @@ public protocol ZoneEstimating {
 }
 
 /// The methods the proximity bench compares, each built fresh for one stream from the receiver's
-/// measured power (dBm at 1 m).
+/// measured power (dBm at 1 m) and, after two-point calibration, its path-loss exponent.
 public enum ProximityMethod: String, CaseIterable, Sendable {
     case ours
     case v1 = "v1 (c04be83)"
@@ -18,16 +18,27 @@ public enum ProximityMethod: String, CaseIterable, Sendable {
     case roomAssistant = "room-assistant"
     case espresense = "ESPresense"
 
-    public func makeEstimator(measuredPower: Double) -> any ZoneEstimating {
+    /// `exponent` replaces the method's own path-loss exponent where it has one (ours, v1, raw
+    /// log-distance, ESPresense, whose users set absorption per room); the Nexus curves of Home
+    /// Assistant, room-assistant and AltBeacon have none and take the measured power alone.
+    public func makeEstimator(measuredPower: Double, exponent: Double? = nil) -> any ZoneEstimating {
         switch self {
-        case .ours: OurEstimator(measuredPower: measuredPower)
-        case .v1: ProximityV1(measuredPower: measuredPower)
-        case .rawLogDistance: RawLogDistanceAnchor(measuredPower: measuredPower)
-        case .homeAssistant: HomeAssistantAnchor(measuredPower: measuredPower)
-        case .altBeacon: AltBeaconAnchor(measuredPower: measuredPower)
-        case .roomAssistant: RoomAssistantAnchor(measuredPower: measuredPower)
-        case .espresense: ESPresenseAnchor(measuredPower: measuredPower)
+        case .ours:
+            var configuration = ProximityConfiguration()
+            if let exponent { configuration.pathLossExponent = exponent }
+            return OurEstimator(measuredPower: measuredPower, configuration: configuration)
+        case .v1: return ProximityV1(measuredPower: measuredPower, exponent: exponent ?? 2)
+        case .rawLogDistance: return RawLogDistanceAnchor(measuredPower: measuredPower, exponent: exponent ?? 2)
+        case .homeAssistant: return HomeAssistantAnchor(measuredPower: measuredPower)
+        case .altBeacon: return AltBeaconAnchor(measuredPower: measuredPower)
+        case .roomAssistant: return RoomAssistantAnchor(measuredPower: measuredPower)
+        case .espresense: return ESPresenseAnchor(measuredPower: measuredPower, exponent: exponent ?? 2.7)
         }
+    }
+
+    /// Whether two-point calibration changes this method (it has a path-loss exponent to set).
+    public var takesExponent: Bool {
+        [.ours, .v1, .rawLogDistance, .espresense].contains(self)
     }
 }
 
@@ -54,12 +65,13 @@ struct OurEstimator: ZoneEstimating {
 // The anchors below reproduce design §5: each tool's filter and distance curve, and a zone taken
 // straight from the distance (none of them has zone hysteresis).
 
-/// Every reading through the log-distance model with n = 2; no filter.
+/// Every reading through the log-distance model with n = 2 (or the calibrated n); no filter.
 struct RawLogDistanceAnchor: ZoneEstimating {
     let measuredPower: Double
+    var exponent = 2.0
 
     mutating func zone(time: Double, rssi: Double) -> Zone {
-        Zone(distance: ProximityEstimator.distance(rssi: rssi, measuredPower: measuredPower, pathLossExponent: 2))
+        Zone(distance: ProximityEstimator.distance(rssi: rssi, measuredPower: measuredPower, pathLossExponent: exponent))
     }
 }
 
@@ -145,29 +157,26 @@ struct RoomAssistantAnchor: ZoneEstimating {
     }
 }
 
-/// ESPresense: mean of the last 15 s inside the Tukey fences, log-distance with n = 2.7.
+/// ESPresense: mean of the last 15 s inside the Tukey fences, log-distance with n = 2.7 (its
+/// default absorption; a calibrated n where the user set one).
 struct ESPresenseAnchor: ZoneEstimating {
     let measuredPower: Double
+    let exponent: Double
     var readings: [(time: Double, rssi: Double)] = []
 
-    init(measuredPower: Double) { self.measuredPower = measuredPower }
+    init(measuredPower: Double, exponent: Double = 2.7) {
+        self.measuredPower = measuredPower
+        self.exponent = exponent
+    }
 
     mutating func zone(time: Double, rssi: Double) -> Zone {
         readings.append((time, rssi))
         readings.removeAll { $0.time < time - 15 }
         let sorted = readings.map(\.rssi).sorted()
-        let q1 = quantile(sorted, 0.25), q3 = quantile(sorted, 0.75)
+        let q1 = RSSISummary.quantile(sorted, 0.25), q3 = RSSISummary.quantile(sorted, 0.75)
         let low = q1 - 1.5 * (q3 - q1), high = q3 + 1.5 * (q3 - q1)
         let inside = sorted.filter { $0 >= low && $0 <= high }
         let mean = inside.reduce(0, +) / Double(inside.count)
-        return Zone(distance: ProximityEstimator.distance(rssi: mean, measuredPower: measuredPower, pathLossExponent: 2.7))
+        return Zone(distance: ProximityEstimator.distance(rssi: mean, measuredPower: measuredPower, pathLossExponent: exponent))
     }
-}
-
-/// Linear-interpolation quantile of sorted, non-empty values (numpy's default).
-func quantile(_ sorted: [Double], _ q: Double) -> Double {
-    let position = q * Double(sorted.count - 1)
-    let lower = Int(position.rounded(.down))
-    let upper = min(lower + 1, sorted.count - 1)
-    return sorted[lower] + (position - Double(lower)) * (sorted[upper] - sorted[lower])
 }

@@ -52,23 +52,29 @@ public enum ProximityBench {
         public var receivers: [(name: String, score: Score)]
     }
 
-    /// Scores `methods` on `dataset`; `ours` runs with `configuration`.
+    /// Scores `methods` on `dataset`; `ours` runs with `configuration`, its exponent replaced by
+    /// the receiver's fitted one under two-point `calibration`.
     public static func run(_ dataset: RSSIDataset, methods: [ProximityMethod] = ProximityMethod.allCases,
-                           configuration: ProximityConfiguration = .init()) -> [Result] {
+                           configuration: ProximityConfiguration = .init(), calibration: BenchCalibration = .onePoint) -> [Result] {
         methods.map { method in
-            score(dataset, method: method) { power in
-                method == .ours ? OurEstimator(measuredPower: power, configuration: configuration) : method.makeEstimator(measuredPower: power)
+            score(dataset, method: method, calibration: calibration) { power, exponent in
+                guard method == .ours else { return method.makeEstimator(measuredPower: power, exponent: exponent) }
+                var calibrated = configuration
+                if let exponent { calibrated.pathLossExponent = exponent }
+                return OurEstimator(measuredPower: power, configuration: calibrated)
             }
         }
     }
 
-    static func score(_ dataset: RSSIDataset, method: ProximityMethod, makeEstimator: (Double) -> any ZoneEstimating) -> Result {
+    static func score(_ dataset: RSSIDataset, method: ProximityMethod, calibration: BenchCalibration,
+                      makeEstimator: (Double, Double?) -> any ZoneEstimating) -> Result {
         var total = Score()
         var receivers: [(String, Score)] = []
         for receiver in dataset.receivers {
             var score = Score()
+            let model = calibration.model(receiver)
             for stream in receiver.streams {
-                var estimator = makeEstimator(receiver.measuredPower)
+                var estimator = makeEstimator(model.measuredPower, model.exponent)
                 score.add(Self.score(stream, with: &estimator))
             }
             receivers.append((receiver.name, score))

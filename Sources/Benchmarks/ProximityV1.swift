@@ -3,15 +3,20 @@ import Proximity
 
 /// The first estimator (c04be83), kept as a bench row so a regression against it shows: median
 /// and MAD of the last 20 s, log-distance with n = 2, and a zone that changes only once the
-/// level has stayed 2 standard errors of the median past a boundary for 10 s.
+/// level has stayed 2 standard errors of the median past a boundary for 10 s. Two-point
+/// calibration replaces its n.
 struct ProximityV1: ZoneEstimating {
     let measuredPower: Double
+    let exponent: Double
     private var readings: [(time: Double, rssi: Double)] = []
     private var zone = Zone.unknown
     private var candidate: Zone?
     private var candidateSince = 0.0
 
-    init(measuredPower: Double) { self.measuredPower = measuredPower }
+    init(measuredPower: Double, exponent: Double = 2) {
+        self.measuredPower = measuredPower
+        self.exponent = exponent
+    }
 
     mutating func zone(time: Double, rssi: Double) -> Zone {
         readings.append((time, rssi))
@@ -21,8 +26,8 @@ struct ProximityV1: ZoneEstimating {
         let median = Self.median(sorted)
         let spread = sorted.count >= 3 ? max(1, 1.4826 * Self.median(sorted.map { abs($0 - median) }.sorted())) : 6
         let margin = 2 * 1.2533 * spread / Double(sorted.count).squareRoot()
-        let immediateAbove = ProximityEstimator.rssi(at: Zone.immediateLimit, measuredPower: measuredPower, pathLossExponent: 2)
-        let farBelow = ProximityEstimator.rssi(at: Zone.nearLimit, measuredPower: measuredPower, pathLossExponent: 2)
+        let immediateAbove = ProximityEstimator.rssi(at: Zone.immediateLimit, measuredPower: measuredPower, pathLossExponent: exponent)
+        let farBelow = ProximityEstimator.rssi(at: Zone.nearLimit, measuredPower: measuredPower, pathLossExponent: exponent)
         guard zone != .unknown else {
             zone = Self.zone(median, immediateAbove: immediateAbove, farBelow: farBelow)
             return zone

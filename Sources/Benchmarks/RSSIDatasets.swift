@@ -35,6 +35,7 @@ public enum RSSIDatasetError: Error, CustomStringConvertible {
     case noFiles(String)
     case unreadable(String)
     case unexpectedHeader(file: String, found: String, expected: String)
+    case unexpectedName(file: String, expected: String)
 
     public var description: String {
         switch self {
@@ -46,6 +47,8 @@ public enum RSSIDatasetError: Error, CustomStringConvertible {
             "cannot read \(path): check that it exists and is readable"
         case .unexpectedHeader(let file, let found, let expected):
             "\(file) has header \"\(found)\", expected \"\(expected)\": is this the right folder?"
+        case .unexpectedName(let file, let expected):
+            "\(file): the name says where it was measured, expected \(expected): is this the right folder?"
         }
     }
 }
@@ -174,11 +177,11 @@ public enum RSSIDatasets {
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 
-    static func csvFiles(in folder: String, prefix: String) throws -> [String] {
+    static func csvFiles(in folder: String, prefix: String, suffix: String = ".csv") throws -> [String] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
             throw RSSIDatasetError.missingDirectory(folder)
         }
-        let files = names.filter { $0.hasPrefix(prefix) && $0.hasSuffix(".csv") }.sorted()
+        let files = names.filter { $0.hasPrefix(prefix) && $0.hasSuffix(suffix) }.sorted()
         guard !files.isEmpty else { throw RSSIDatasetError.noFiles(folder) }
         return files
     }

@@ -17,16 +17,20 @@ public enum ThresholdCeiling {
         public var farBelow: Double
     }
 
-    /// Thresholds are searched on a `step` dB grid from −30 to +20 dB.
-    public static func run(_ dataset: RSSIDataset, step: Double = 0.5) -> Result {
+    /// Thresholds are searched on a `step` dB grid from −30 to +20 dB. Under two-point
+    /// `calibration` each level is first put through its receiver's fitted model and expressed as
+    /// the level n = 2 gives that distance: thresholds on the distance the calibration implies.
+    public static func run(_ dataset: RSSIDataset, step: Double = 0.5, calibration: BenchCalibration = .onePoint) -> Result {
         // Scored rows per (true zone, level bin).
         let low = -30.0, bins = Int(50 / step) + 1
         var counts = [[Double]](repeating: [Double](repeating: 0, count: bins), count: 3)
         for receiver in dataset.receivers {
+            let model = calibration.model(receiver)
+            let scale = 2 / (model.exponent ?? 2)
             for stream in receiver.streams {
                 guard let start = stream.times.first, let truth = zoneIndex(Zone(distance: stream.distance)), truth < 3 else { continue }
                 let scored = stream.times.filter { $0 - start >= ProximityBench.warmUp }.count
-                let level = RSSIDatasets.median(stream.rssi) - receiver.measuredPower
+                let level = (RSSIDatasets.median(stream.rssi) - model.measuredPower) * scale
                 let bin = min(bins - 1, max(0, Int(((level - low) / step).rounded())))
                 counts[truth][bin] += Double(scored)
             }

@@ -1,4 +1,5 @@
 import Beacon
+import Proximity
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -50,7 +51,15 @@ public struct BikeBook: Equatable, Sendable, Codable {
         else { throw .invalidName(bike.name) }
         if bikes.contains(where: { $0.name == name }) { throw .duplicateName(name) }
         if let owner = bikes.first(where: { $0.beacon == bike.beacon }) { throw .beaconInUse(bike.beacon, by: owner.name) }
-        bikes.append(Bike(name: name, beacon: bike.beacon))
+        bikes.append(Bike(name: name, beacon: bike.beacon, calibration: bike.calibration))
+    }
+
+    /// Stores what `bikebeacon calibrate` measured for the named bike's tag.
+    public mutating func calibrate(named name: String, _ calibration: TagCalibration) throws(BikeBookError) {
+        guard let index = bikes.firstIndex(where: { $0.name == name }) else {
+            throw .unknownBike(name, known: bikes.map(\.name))
+        }
+        bikes[index].calibration = calibration
     }
 
     /// Removes the named bike and returns it.

@@ -1,4 +1,5 @@
 import Beacon
+import Proximity
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -50,20 +51,20 @@ public enum BikeChoice {
     public static func resolve(
         bike name: String?, beacon text: String?, bikesFile: String?, environment: [String: String],
         accountBikes: () async throws -> [Bike]?
-    ) async throws -> (name: String?, beacon: BeaconID) {
-        if let text { return (nil, try beacon(text)) }
+    ) async throws -> (name: String?, beacon: BeaconID, calibration: TagCalibration?) {
+        if let text { return (nil, try beacon(text), nil) }
         let path = try Self.bikesFile(bikesFile, environment: environment)
         let local = try BikesFile.load(path: path).bikes
         if let name {
-            if let bike = local.first(where: { $0.name == name }) { return (bike.name, bike.beacon) }
+            if let bike = local.first(where: { $0.name == name }) { return (bike.name, bike.beacon, bike.calibration) }
             let account = try await accountBikes() ?? []
-            if let bike = account.first(where: { $0.name == name }) { return (bike.name, bike.beacon) }
+            if let bike = account.first(where: { $0.name == name }) { return (bike.name, bike.beacon, bike.calibration) }
             throw Failure(BikeBookError.unknownBike(name, known: (local + account).map(\.name)).description + " (in \(path)\(account.isEmpty ? "" : " or your account"))")
         }
         let candidates = local.isEmpty ? try await accountBikes() ?? [] : local
         switch candidates.count {
         case 1:
-            return (candidates[0].name, candidates[0].beacon)
+            return (candidates[0].name, candidates[0].beacon, candidates[0].calibration)
         case 0:
             throw Failure("no bike chosen: pass --beacon UUID:MAJOR:MINOR, or add a bike with: bikebeacon bikes add NAME --beacon UUID:MAJOR:MINOR")
         default:

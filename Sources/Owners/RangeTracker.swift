@@ -8,11 +8,18 @@ import Tracking
 /// history the range view draws. Pure: time comes from the advertisements and callers.
 public struct RangeTracker: Sendable {
     public let beacon: BeaconID
+    /// The tag as measured at this receiver (`bikebeacon calibrate`): its RSSI at 1 m replaces the
+    /// power the frames advertise, its exponent the default one.
+    public let calibration: TagCalibration?
     public private(set) var history: SignalHistory
     private var tracker: BeaconTracker
 
-    public init(beacon: BeaconID, configuration: TrackerConfiguration = TrackerConfiguration(), historyCapacity: Int = 120) {
+    public init(beacon: BeaconID, calibration: TagCalibration? = nil, configuration: TrackerConfiguration = TrackerConfiguration(),
+                historyCapacity: Int = 120) {
         self.beacon = beacon
+        self.calibration = calibration
+        var configuration = configuration
+        if let calibration { configuration.proximity = calibration.applied(to: configuration.proximity) }
         tracker = BeaconTracker(ownRegions: [Region(name: "range", beacon: beacon)], configuration: configuration)
         history = SignalHistory(capacity: historyCapacity)
     }
@@ -24,6 +31,8 @@ public struct RangeTracker: Sendable {
     @discardableResult
     public mutating func record(_ advertisement: Advertisement) -> Bool {
         guard advertisement.beacon == beacon else { return false }
+        var advertisement = advertisement
+        if let calibration { advertisement.measuredPower = Int(calibration.measuredPower.rounded()) }
         _ = tracker.observe(advertisement)
         let estimate = tracker.estimate(of: beacon, at: advertisement.time)
         history.append(SignalSample(

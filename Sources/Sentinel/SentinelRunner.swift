@@ -162,6 +162,7 @@ public enum SentinelRunner {
                              sync: MissingListSync, stats: Stats, mqtt: MQTTBridge?, roaming: Roaming?, clock: LiveClock,
                              group: inout ThrowingTaskGroup<Void, any Error>, logger: Logger) async throws -> Int {
         var core = SentinelCore(ownBikes: configuration.ownBikes, registry: await sync.registry,
+                                tracking: TrackerConfiguration(proximity: configuration.proximity),
                                 sighting: .init(presentInterval: configuration.presentInterval))
         let alarm = Alarm(webhook: configuration.alarmWebhook, command: configuration.alarmCommand, logger: logger.labelled("bikebeacon.alarm"))
         var created = 0

@@ -34,11 +34,31 @@ struct ProximityBenchCommand: ParsableCommand {
             }
             datasets.append(try source.load(root))
         }
+        var summary: [[String]] = []
         for dataset in datasets {
-            print(render(dataset, ProximityBench.run(dataset)))
+            let onePoint = ProximityBench.run(dataset)
+            let twoPoint = ProximityBench.run(dataset, calibration: .twoPoint)
+            print(render(dataset, onePoint))
+            print("")
+            print(renderTwoPoint(dataset, onePoint: onePoint, twoPoint: twoPoint))
             print("")
         }
-        print(renderLeaveOneOut(LeaveOneOut.run(datasets)))
+        for calibration in BenchCalibration.allCases {
+            let folds = LeaveOneOut.run(datasets, calibration: calibration)
+            print(renderLeaveOneOut(folds, calibration: calibration))
+            print("")
+            summary += zip(datasets, folds).map { dataset, fold in
+                let results = ProximityBench.run(dataset, methods: [.v1], calibration: calibration)
+                let ceiling = ThresholdCeiling.run(dataset, calibration: calibration).balancedAccuracy
+                return [dataset.name, calibration.rawValue, fmt(results[0].total.balancedAccuracy * 100, 1) + " / " + fmt(results[0].total.flapsPerHour, 1),
+                        fmt(fold.standing.score.balancedAccuracy * 100, 1) + " / " + fmt(fold.standing.score.flapsPerHour, 1),
+                        "\(fmt(fold.bestAnchorAccuracy * 100, 1)) \(fold.bestAnchor.rawValue)", "\(fmt(fold.fewestFlaps, 1)) \(fold.fewestFlapsAnchor.rawValue)",
+                        fmt(ceiling * 100, 1)]
+            }
+        }
+        print("bench proximity: summary (ours = leave-one-dataset-out; balanced accuracy % / flaps per hour)")
+        print(Table.render(header: ["dataset", "calibration", "v1", "ours (LODO)", "best anchor %", "fewest flaps/h", "ceiling %"],
+                           rows: summary.sorted { ($0[0], $0[1]) < ($1[0], $1[1]) }))
         print("")
         print("(\(fmt(clock.seconds, 1)) s)")
     }
@@ -92,7 +112,30 @@ struct ProximityBenchCommand: ParsableCommand {
     /// Balanced-accuracy points over the best anchor the issue asks for.
     static let targetMargin = 3.0
 
-    func renderLeaveOneOut(_ folds: [LeaveOneOut.Fold]) -> String {
+    /// Two-point calibration beside one-point: each receiver's streams nearest 1 m and 3 m fix its
+    /// RSSI at 1 m and its exponent; how much of the gap to the ceiling that closes.
+    func renderTwoPoint(_ dataset: RSSIDataset, onePoint: [ProximityBench.Result], twoPoint: [ProximityBench.Result]) -> String {
+        let ceiling = ThresholdCeiling.run(dataset, calibration: .twoPoint).balancedAccuracy
+        let fallbacks = BenchCalibration.twoPoint.fallbacks(dataset)
+        var lines = ["bench proximity: \(dataset.name), two-point calibration (streams nearest 1 m and 3 m per receiver; "
+            + "exponent fitted for ours, v1, raw log-distance and ESPresense, the Nexus curves have none)"
+            + (fallbacks > 0 ? ", \(fallbacks) receivers without a second distance or with a flat fit scored one-point" : "")]
+        let oneCeiling = ThresholdCeiling.run(dataset).balancedAccuracy
+        lines.append(Table.render(
+            header: ["method", "one-point %", "two-point %", "flaps/h", "gap to ceiling closed %"],
+            rows: zip(onePoint, twoPoint).map { one, two in
+                let before = one.total.balancedAccuracy, after = two.total.balancedAccuracy
+                let gap = oneCeiling - before
+                return [one.method.rawValue, fmt(before * 100, 1), fmt(after * 100, 1), fmt(two.total.flapsPerHour, 1),
+                        gap > 0 ? fmt((after - before) / gap * 100, 0) : "-"]
+            }
+        ))
+        lines.append("ceiling: one-point \(fmt(oneCeiling * 100, 1)) %, two-point \(fmt(ceiling * 100, 1)) % (thresholds on the distance each "
+            + "receiver's fitted model gives); gap closed = (two-point − one-point) / (one-point ceiling − one-point)")
+        return lines.joined(separator: "\n")
+    }
+
+    func renderLeaveOneOut(_ folds: [LeaveOneOut.Fold], calibration: BenchCalibration) -> String {
         let describe = { (c: ProximityConfiguration) in "n=\(fmt(c.pathLossExponent, 1)), n<1m=\(fmt(c.nearFieldPathLossExponent, 1)), switch at \(fmt(c.zoneSwitchProbability, 1))" }
         let rows = folds.map { fold -> [String] in
             let s = fold.standing
@@ -101,7 +144,8 @@ struct ProximityBenchCommand: ParsableCommand {
                     fmt(s.score.flapsPerHour, 1), "\(fmt(fold.fewestFlaps, 1)) \(fold.fewestFlapsAnchor.rawValue)"]
         }
         let candidates = LeaveOneOut.candidates.map(describe).joined(separator: "; ")
-        return "bench proximity: leave one dataset out (configuration chosen on the others among: \(candidates))\n"
+        return "bench proximity: leave one dataset out, \(calibration.rawValue) calibration (configuration chosen on the others among: \(candidates)"
+            + (calibration == .twoPoint ? "; n is each receiver's fitted exponent where it has one" : "") + ")\n"
             + Table.render(header: ["held out", "chosen on the others", "balanced acc %", "best anchor %", "margin points", "flaps/h", "fewest-flaps anchor"], rows: rows)
     }
 }

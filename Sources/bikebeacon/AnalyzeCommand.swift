@@ -1,4 +1,5 @@
 import Analysis
+import Beacon
 import Console
 import Durable
 import ArgumentParser
@@ -19,6 +20,11 @@ struct AnalyzeCommand: ParsableCommand {
         row per input row in order: zone is immediate|near|far|unknown; present is 1 while the \
         region monitor (default settings, no required zone) has the beacon inside. A malformed \
         file is refused as a whole, naming the first bad line, and nothing is printed.
+
+        Site calibration: each --calibration DISTANCE=RSSI adds a level measured at a known \
+        distance to the measured power (at 1 m). Points at two or more distances fit both the \
+        RSSI at 1 m and the path-loss exponent (two-point calibration, e.g. --measured-power -59 \
+        --calibration 3=-71); points all at 1 m refine the RSSI at 1 m only.
         """
     )
 
@@ -28,15 +34,39 @@ struct AnalyzeCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "The beacon's measured power: RSSI at 1 m, dBm (e.g. -59).")
     var measuredPower: Double
 
-    @Option(help: "Log-distance path-loss exponent: 2 in free space, up to ~4 indoors.")
-    var pathLossExponent: Double = ProximityConfiguration().pathLossExponent
+    @Option(help: "Log-distance path-loss exponent: 2 in free space, up to ~4 indoors (default \(DecimalText.fixed(ProximityConfiguration().pathLossExponent, 1))).")
+    var pathLossExponent: Double?
+
+    @Option(parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("A level measured on site: metres=dBm, e.g. 3=-71; repeatable.", valueName: "distance=rssi"))
+    var calibration: [String] = []
 
     func validate() throws {
         guard measuredPower.isFinite, (-127...0).contains(measuredPower) else {
             throw ValidationError("--measured-power must be between -127 and 0 dBm (the RSSI at 1 m), got \(measuredPower)")
         }
-        guard pathLossExponent.isFinite, pathLossExponent > 0 else {
+        if let pathLossExponent, !(pathLossExponent.isFinite && pathLossExponent > 0) {
             throw ValidationError("--path-loss-exponent must be a positive number (2 in free space), got \(pathLossExponent)")
+        }
+        _ = try model()
+    }
+
+    /// Measured power and exponent: as given, or fitted to the calibration points with the measured power as the 1 m point.
+    func model() throws -> (measuredPower: Double, exponent: Double) {
+        let points: [CalibrationPoint]
+        do {
+            points = try calibration.map { text throws(CalibrationError) in try CalibrationPoint(parsing: text) }
+        } catch {
+            throw ValidationError("--calibration: \(error.description)")
+        }
+        let exponent = pathLossExponent ?? ProximityConfiguration().pathLossExponent
+        if pathLossExponent != nil, points.contains(where: { $0.distance != 1 }) {
+            throw ValidationError("--path-loss-exponent and a --calibration away from 1 m both set the exponent: give one of them")
+        }
+        do {
+            return try SiteCalibration.fit([CalibrationPoint(distance: 1, rssi: measuredPower)] + points, exponent: exponent)
+        } catch {
+            throw ValidationError("--calibration: \(error.description)")
         }
     }
 
@@ -53,10 +83,11 @@ struct AnalyzeCommand: ParsableCommand {
         } catch {
             throw AnalyzeFailure(message: "\(file): \(error.description); nothing was analysed")
         }
+        let model = try model()
         var proximity = ProximityConfiguration()
-        proximity.pathLossExponent = pathLossExponent
+        proximity.pathLossExponent = model.exponent
         var output = TraceAnalysis.csvHeader + "\n"
-        for row in TraceAnalysis.run(readings, measuredPower: measuredPower, proximity: proximity) {
+        for row in TraceAnalysis.run(readings, measuredPower: model.measuredPower, proximity: proximity) {
             output += TraceAnalysis.csvLine(row) + "\n"
         }
         Terminal.write(output)

@@ -13,6 +13,7 @@ struct Bikebeacon: AsyncParsableCommand {
         subcommands: [
             DecodeCommand.self,
             AnalyzeCommand.self,
+            CalibrateCommand.self,
             ReplayCommand.self,
             RecordCommand.self,
             ScanCommand.self,

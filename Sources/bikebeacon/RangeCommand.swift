@@ -79,7 +79,7 @@ struct RangeCommand: AsyncParsableCommand {
             source = backend.sourceName(adapter: adapter)
         }
         let session = RangeSession(
-            feed: RangeFeed(tracker: RangeTracker(beacon: chosen.beacon), bike: chosen.name, source: source),
+            feed: RangeFeed(tracker: RangeTracker(beacon: chosen.beacon, calibration: chosen.calibration), bike: chosen.name, source: source),
             scanner: scanner,
             speed: replay == nil ? nil : speed,
             board: board

@@ -2,6 +2,7 @@ import Beacon
 import Captures
 import Foundation
 import Owners
+import Proximity
 import Regions
 import Scanning
 import Testing
@@ -21,6 +22,29 @@ struct RangeTrackerTests {
             decoder.decode(h4: packet.h4, time: packet.time) { if $0.beacon == beacon { found.append($0) } }
         }
         return found
+    }
+
+    /// A bike calibrated with `bikebeacon calibrate --save bike` is read on its measured 1 m level
+    /// and exponent, as a sentinel configured with the same would: the distance moves accordingly.
+    @Test func aCalibratedBikeIsReadOnItsOwnLevelAndExponent() throws {
+        let readings = try Self.advertisements()
+        let calibration = TagCalibration(measuredPower: -50, pathLossExponent: 3)
+        var calibrated = RangeTracker(beacon: Self.beacon, calibration: calibration)
+        var plain = RangeTracker(beacon: Self.beacon)
+        var sentinel = BeaconTracker(ownRegions: [Region(name: "garage", beacon: Self.beacon)],
+                                     configuration: TrackerConfiguration(proximity: calibration.applied(to: .init())))
+        for reading in readings {
+            calibrated.record(reading)
+            plain.record(reading)
+            var recalibrated = reading
+            recalibrated.measuredPower = -50
+            _ = sentinel.observe(recalibrated)
+        }
+        let time = try #require(readings.last).time
+        let seen = calibrated.estimate(at: time)
+        #expect(seen == sentinel.estimate(of: Self.beacon, at: time))
+        #expect(calibrated.history.samples.last?.measuredPower == -50)
+        #expect(seen.distance != plain.estimate(at: time).distance, "the calibration changes the distance")
     }
 
     @Test func whatTheOwnerSeesIsWhatASentinelDecides() throws {

@@ -26,6 +26,6 @@ struct AnchorTests {
 
     @Test func curvesMatchTheirConstants() {
         #expect(abs(nexusCurveDistance(rssi: -60, measuredPower: -60) - (0.89976 + 0.111)) < 1e-12)
-        #expect(quantile([1, 2, 3, 4], 0.25) == 1.75)
+        #expect(RSSISummary.quantile([1, 2, 3, 4], 0.25) == 1.75)
     }
 }

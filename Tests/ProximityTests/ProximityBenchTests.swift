@@ -49,6 +49,23 @@ struct ProximityBenchTests {
         #expect(ours.flapsPerHour <= altBeacon.flapsPerHour, "ours \(ours.flapsPerHour)/h, AltBeacon \(altBeacon.flapsPerHour)/h")
     }
 
+    /// Two-point calibration fits each receiver's exponent to its streams nearest 1 m and 3 m:
+    /// on the herald excerpt, the 1 m and 3.1 m medians.
+    @Test func twoPointCalibrationFitsTheExponentToTheStreamsNearestOneAndThreeMetres() throws {
+        let dataset = try RSSIDatasets.herald(directory: Self.fixtures)
+        let receiver = try #require(dataset.receivers.first)
+        let three = try #require(receiver.streams.first { $0.distance == 3.1 })
+        let expected = (receiver.measuredPower - RSSIDatasets.median(three.rssi)) / (10 * log10(3.1))
+        let model = BenchCalibration.twoPoint.model(receiver)
+        #expect(model.measuredPower == receiver.measuredPower)
+        #expect(abs((model.exponent ?? .nan) - expected) < 1e-9, "fitted \(String(describing: model.exponent)), expected \(expected)")
+        #expect(BenchCalibration.onePoint.model(receiver).exponent == nil)
+        // A receiver heard at one distance only has no second point: it is scored one-point.
+        var single = receiver
+        single.streams = receiver.streams.filter { $0.distance == 1 }
+        #expect(BenchCalibration.twoPoint.model(single).exponent == nil)
+    }
+
     /// Streams are maximal constant-distance runs; measured power is the median RSSI at 1 m.
     @Test func heraldExcerptLoadsAsStreamsWithCalibration() throws {
         let dataset = try RSSIDatasets.herald(directory: Self.fixtures)

@@ -39,6 +39,71 @@ struct AnalyzeCommandTests {
         #expect(d3 < d2, "a higher exponent makes the same loss a shorter distance")
     }
 
+    /// Two-point calibration as a user does it: this herald receiver's own medians at 1 m and 3 m
+    /// (computed here from the file) passed as --measured-power and --calibration 3=RSSI put its
+    /// 3 m stream at 3 m; with the measured power alone and n = 2 the same stream reads well short.
+    @Test func twoPointCalibrationPutsAStreamAtItsDistance() async throws {
+        let file = Paths.sharedData.appendingPathComponent("rssi/herald/20210110-2247-A.csv")
+        guard FileManager.default.fileExists(atPath: file.path) else {
+            print("skipped: no herald data at \(file.path) (../shared/data absent)")
+            return
+        }
+        let streams = try Self.heraldStreams(file)
+        let oneMetre = try #require(streams.first { $0.centimetres == 100 }), threeMetres = try #require(streams.first { $0.centimetres == 300 })
+        let power = Self.median(oneMetre.rssi), atThree = Self.median(threeMetres.rssi)
+        try #require(power - atThree > 3, "the file's 3 m stream reads weaker than its 1 m stream")
+        let trace = FileManager.default.temporaryDirectory.appendingPathComponent("bikebeacon-analyze-herald-\(UUID().uuidString).csv")
+        let lines = zip(threeMetres.times, threeMetres.rssi).map { "\($0 - threeMetres.times[0]),\($1)" }
+        try Data((["time,rssi"] + lines).joined(separator: "\n").utf8).write(to: trace)
+        defer { try? FileManager.default.removeItem(at: trace) }
+
+        let last = { (r: RunResult) in r.lines.last.flatMap { Double($0.split(separator: ",")[3]) } }
+        let calibrated = try await run("bikebeacon", ["analyze", trace.path, "--measured-power", "\(power)", "--calibration", "3=\(atThree)"])
+        #expect(calibrated.status == 0, "\(calibrated.stderr)")
+        #expect(calibrated.lines.count == lines.count + 1, "one row per reading, header first")
+        let twoPoint = try #require(last(calibrated))
+        #expect((2.7...3.4).contains(twoPoint), "calibrated at 1 m and 3 m, the 3 m stream ends at \(twoPoint) m")
+        let onePoint = try #require(last(try await run("bikebeacon", ["analyze", trace.path, "--measured-power", "\(power)"])))
+        #expect(onePoint < 2.7, "with measured power alone (n = 2) it reads \(onePoint) m")
+    }
+
+    @Test func refusesBadCalibrations() async throws {
+        let cases: [([String], String)] = [
+            (["--calibration", "3"], "calibration `3` is not DISTANCE=RSSI"),
+            (["--calibration", "0=-70"], "calibration distance 0.0 m must be a positive number"),
+            (["--calibration", "3=12"], "calibration RSSI 12.0 dBm is not a real signal strength"),
+            (["--calibration", "3=-50"], "do not weaken with distance"),
+            (["--calibration", "3=-70", "--path-loss-exponent", "2"], "both set the exponent"),
+        ]
+        for (flags, message) in cases {
+            let result = try await run("bikebeacon", ["analyze", Self.trace.path, "--measured-power", "-59"] + flags)
+            #expect(result.status != 0 && result.stdout.isEmpty, "\(flags) refused, nothing printed")
+            #expect(result.stderr.contains(message), "\(flags): \(result.stderr)")
+        }
+    }
+
+    /// Runs of one distance in a herald file (`time,rssi,distance`, time "YYYY-MM-DD HH:MM:SS").
+    static func heraldStreams(_ file: URL) throws -> [(centimetres: Double, times: [Double], rssi: [Double])] {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        var streams: [(centimetres: Double, times: [Double], rssi: [Double])] = []
+        for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: ",")
+            guard fields.count == 3, let date = formatter.date(from: String(fields[0])), let rssi = Double(fields[1]),
+                  let centimetres = Double(fields[2]) else { continue }
+            if streams.last?.centimetres != centimetres { streams.append((centimetres, [], [])) }
+            streams[streams.count - 1].times.append(date.timeIntervalSince1970)
+            streams[streams.count - 1].rssi.append(rssi)
+        }
+        return streams
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+
     static let malformed: [(content: String, message: String)] = [
         ("", "empty"),
         ("0,-60\n", "line 1: expected the header `time,rssi`"),

@@ -19,6 +19,7 @@ indirect enum ConfigurationSchema: Sendable {
         "metrics": .mapping(["host": .value, "port": .value]),
         // `location: fixed`, or this mapping (a scalar passes the check; decoding judges the word).
         "location": .mapping(["gpsd": .mapping(["host": .value, "port": .value]), "maxFixAge": .value, "passInterval": .value]),
+        "calibration": .mapping(["rxOffset": .value, "pathLossExponent": .value]),
         "mqtt": .mapping(["url": .value, "prefix": .value, "discovery": .value, "espresense": .value, "name": .value, "caFile": .value, "publishLocation": .value]),
     ])
 

@@ -58,6 +58,10 @@ public struct SentinelConfiguration: Equatable, Sendable {
     public var mqtt: MQTTSettings?
     /// Where sightings are placed: the enrolled place, or gpsd's fix (a roaming sentinel).
     public var location = LocationSettings()
+    /// The estimator's settings, with this site's `calibration:` (receiver offset and path-loss
+    /// exponent measured with `bikebeacon calibrate`) applied: the zones, distances and MQTT
+    /// distance of every beacon this sentinel hears rest on them.
+    public var proximity = ProximityConfiguration()
 
     public init(serverURL: String, token: String, stateDirectory: String) {
         self.serverURL = serverURL
@@ -74,6 +78,7 @@ public struct SentinelConfiguration: Equatable, Sendable {
         struct Bike: Decodable { var name: String; var beacon: String; var zone: Zone? }
         struct Alarm: Decodable { var webhook: String?; var command: [String]? }
         struct Metrics: Decodable { var host: String?; var port: Int? }
+        struct Calibration: Decodable { var rxOffset: Double?; var pathLossExponent: Double? }
         struct MQTT: Decodable {
             var url: String; var prefix: String?; var discovery: String?; var espresense: Bool?; var name: String?; var caFile: String?
             var publishLocation: Bool?
@@ -89,6 +94,7 @@ public struct SentinelConfiguration: Equatable, Sendable {
         var metrics: Metrics?
         var mqtt: MQTT?
         var location: LocationSettings.File?
+        var calibration: Calibration?
     }
 
     /// Reads `yaml` and applies `environment` on top.
@@ -116,6 +122,8 @@ public struct SentinelConfiguration: Equatable, Sendable {
         }
         c.mqtt = file.mqtt.map(MQTTSettings.init(file:))
         c.location = file.location.map(LocationSettings.init(file:)) ?? LocationSettings()
+        if let offset = file.calibration?.rxOffset { c.proximity.rxOffset = offset }
+        if let exponent = file.calibration?.pathLossExponent { c.proximity.pathLossExponent = exponent }
         if let v = environment["BIKEBEACON_MQTT_URL"] { c.mqtt = c.mqtt.map { $0.with(url: v) } ?? MQTTSettings(url: v) }
         if let v = environment["BIKEBEACON_SERVER_URL"] { c.serverURL = v }
         if let v = environment["BIKEBEACON_TOKEN"] { c.token = v }
@@ -210,6 +218,12 @@ public struct SentinelConfiguration: Equatable, Sendable {
         }
         if let metricsPort, !(1...65535).contains(metricsPort) { throw ConfigurationError.invalid("metrics.port must be 1…65535") }
         if let alarmCommand, alarmCommand.isEmpty { throw ConfigurationError.invalid("alarm.command must name a program") }
+        guard proximity.rxOffset.isFinite, abs(proximity.rxOffset) <= 40 else {
+            throw ConfigurationError.invalid("calibration.rxOffset must be -40…40 dB (measure it with `bikebeacon calibrate --save sentinel`)")
+        }
+        guard proximity.pathLossExponent.isFinite, (0.5...6).contains(proximity.pathLossExponent) else {
+            throw ConfigurationError.invalid("calibration.pathLossExponent must be 0.5…6 (2 in free space; measure it with `bikebeacon calibrate --save sentinel`)")
+        }
         try mqtt?.validate(bikes: ownBikes)
         try location.validate()
         if mqtt?.publishLocation == true, !location.isRoaming {
