@@ -346,7 +346,7 @@ function renderTrail(sightings) {
   const visits = trailVisits(sightings.map((s) => ({ ...s, place: s.place || s.sentinel })));
   drawTrail($("trail"), visits);
   $("trail-caption").textContent = visits.length ? `${visits.length} visit${visits.length === 1 ? "" : "s"}, numbered in time order; the newest is red.` : "";
-  $("timeline").replaceChildren(...[...visits].reverse().map((v) => {
+  $("timeline").replaceChildren(...visits.map((v) => {
     const minutes = Math.round((new Date(v.departed) - new Date(v.arrived)) / 60000);
     return el("li", { text: `${v.place}: ${absolute(v.arrived)} → ${absolute(v.departed)} (${minutes} min)` });
   }));

@@ -29,7 +29,7 @@ function render(bike) {
   const visits = trailVisits(bike.sightings);
   drawTrail($("trail"), visits);
   $("trail-caption").textContent = visits.length ? `${visits.length} visit${visits.length === 1 ? "" : "s"}, numbered in time order; north is up.` : "";
-  $("timeline").replaceChildren(...[...visits].reverse().map((v) => {
+  $("timeline").replaceChildren(...visits.map((v) => {
     const li = document.createElement("li");
     const minutes = Math.round((new Date(v.departed) - new Date(v.arrived)) / 60000);
     li.textContent = `${v.place}: ${absolute(v.arrived)} → ${absolute(v.departed)} (${minutes} min, ${v.count} sighting${v.count === 1 ? "" : "s"})`;
