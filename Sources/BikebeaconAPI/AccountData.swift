@@ -13,9 +13,11 @@ public struct AccountExport: Codable, Sendable, Equatable {
     public var pushSubscriptions: [PushSubscription]
     /// Where the account is logged in.
     public var sessions: [Session]
+    /// Every share link made for the account's bikes (their tokens are not kept, so not here).
+    public var shares: [Share]
 
     public init(account: Account, createdAt: String, exportedAt: String, webhookUrl: String?, bikes: [Bike], sightings: [SightingRecord],
-                notifications: NotificationSettings, pushSubscriptions: [PushSubscription], sessions: [Session]) {
+                notifications: NotificationSettings, pushSubscriptions: [PushSubscription], sessions: [Session], shares: [Share] = []) {
         self.account = account
         self.createdAt = createdAt
         self.exportedAt = exportedAt
@@ -25,6 +27,7 @@ public struct AccountExport: Codable, Sendable, Equatable {
         self.notifications = notifications
         self.pushSubscriptions = pushSubscriptions
         self.sessions = sessions
+        self.shares = shares
     }
 }
 

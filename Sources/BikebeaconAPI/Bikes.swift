@@ -11,9 +11,12 @@ public struct BikeFields: Codable, Sendable, Equatable {
     public var engineNumber: String?
     public var notes: String?
     public var beacon: BeaconID?
+    /// Who to call for a breakdown or recovery (a name and number, as the owner writes it); on the theft report.
+    public var recoveryContact: String?
 
     public init(name: String? = nil, make: String? = nil, model: String? = nil, colour: String? = nil,
-                frameNumber: String? = nil, engineNumber: String? = nil, notes: String? = nil, beacon: BeaconID? = nil) {
+                frameNumber: String? = nil, engineNumber: String? = nil, notes: String? = nil, beacon: BeaconID? = nil,
+                recoveryContact: String? = nil) {
         self.name = name
         self.make = make
         self.model = model
@@ -22,6 +25,7 @@ public struct BikeFields: Codable, Sendable, Equatable {
         self.engineNumber = engineNumber
         self.notes = notes
         self.beacon = beacon
+        self.recoveryContact = recoveryContact
     }
 }
 
@@ -40,10 +44,12 @@ public struct Bike: Codable, Sendable, Equatable {
     public var missingSince: String?
     public var createdAt: String
     public var updatedAt: String
+    /// Empty when not set.
+    public var recoveryContact: String
 
     public init(id: String, name: String, make: String, model: String, colour: String, frameNumber: String,
                 engineNumber: String, notes: String, beacon: BeaconID, missing: Bool, missingSince: String?,
-                createdAt: String, updatedAt: String) {
+                createdAt: String, updatedAt: String, recoveryContact: String = "") {
         self.id = id
         self.name = name
         self.make = make
@@ -57,6 +63,7 @@ public struct Bike: Codable, Sendable, Equatable {
         self.missingSince = missingSince
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.recoveryContact = recoveryContact
     }
 }
 

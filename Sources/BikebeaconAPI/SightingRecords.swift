@@ -65,7 +65,7 @@ extension SightingRecord {
     }
 
     /// Four decimals: about 10 m, as fine as a phone's fix.
-    static func degrees(_ value: Double) -> String {
+    public static func degrees(_ value: Double) -> String {
         let scaled = Int((value * 10_000).rounded())
         let sign = scaled < 0 ? "-" : ""
         let fraction = String(abs(scaled) % 10_000)

@@ -57,6 +57,12 @@ import Yams
                                                 time: "2026-11-21T10:00:00.000Z", zone: "near", count: 2)
     static let missing = MissingBeacon(MissingBike(beacon: beacon, description: description))
 
+    static let share = Share(id: "sh1", bikeId: "b1", label: "Police case 1234", includeNotes: true, createdAt: "2026-11-21T09:00:00.000Z",
+                             expiresAt: "2026-11-24T09:00:00.000Z", revokedAt: "2026-11-22T09:00:00.000Z", status: "revoked", views: 3,
+                             lastViewedAt: "2026-11-21T12:00:00.000Z", url: "https://bikes.example.org/s/bbl_x", token: "bbl_x")
+    /// The body of `POST /v1/beacons/parse` (the server's own type is internal to it).
+    struct BeaconPasteSample: Codable, Sendable { var text: String }
+
     static let session = Session(id: "s1", kind: "cookie", createdAt: "2026-11-21T09:00:00.000Z", lastUsedAt: "2026-11-21T10:00:00.000Z",
                                  expiresAt: "2026-11-28T10:00:00.000Z", userAgent: "Mozilla/5.0 (X11; Linux x86_64)", current: true)
     static let cliSession = Session(id: "s2", kind: "token", createdAt: "2026-11-20T09:00:00.000Z", lastUsedAt: "2026-11-20T09:00:00.000Z",
@@ -92,7 +98,8 @@ import Yams
             Sample("Beacon", beacon),
             Sample("Description", description),
             Sample("BikeFields", BikeFields(name: "Commuter", make: "Brompton", model: "C Line", colour: "green", frameNumber: "BR1",
-                                            engineNumber: "E1", notes: "bell", beacon: beacon), minimal: BikeFields()),
+                                            engineNumber: "E1", notes: "bell", beacon: beacon, recoveryContact: "Roadside 0800 123 456"),
+                   minimal: BikeFields()),
             Sample("Bike", bike, minimal: notMissing),
             Sample("BikeList", BikeList(bikes: [bike])),
             Sample("MissingBeacon", missing),
@@ -106,10 +113,23 @@ import Yams
             Sample("AccountExport", AccountExport(account: Account(id: "a1", email: "ana@example.org"), createdAt: "2026-11-20T09:00:00.000Z",
                                                   exportedAt: "2026-11-22T09:00:00.000Z", webhookUrl: "https://hooks.example.org/bike",
                                                   bikes: [bike], sightings: [record], notifications: NotificationSettings(push: true, email: false),
-                                                  pushSubscriptions: [subscription], sessions: [session]),
+                                                  pushSubscriptions: [subscription], sessions: [session], shares: [share]),
                    minimal: AccountExport(account: Account(id: "a1", email: "ana@example.org"), createdAt: "2026-11-20T09:00:00.000Z",
                                           exportedAt: "2026-11-22T09:00:00.000Z", webhookUrl: nil, bikes: [], sightings: [],
                                           notifications: NotificationSettings(), pushSubscriptions: [], sessions: [])),
+            Sample("BeaconPaste", BeaconPasteSample(text: "4c000215b5b182c7eab14988aa99b5c1517008d90001641ac5")),
+            Sample("ShareRequest", ShareRequest(expiresIn: 72, label: "Police case 1234", includeNotes: true),
+                   minimal: ShareRequest(expiresIn: 72)),
+            Sample("Share", share, minimal: Share(id: "sh1", bikeId: "b1", label: "", includeNotes: false, createdAt: "2026-11-21T09:00:00.000Z",
+                                                  expiresAt: "2026-11-24T09:00:00.000Z", revokedAt: nil, status: "active", views: 0,
+                                                  lastViewedAt: nil)),
+            Sample("ShareList", ShareList(shares: [share])),
+            Sample("SharedSighting", SharedSighting(record)),
+            Sample("SharedBike", SharedBike(name: "Commuter", make: "Brompton", model: "C Line", colour: "green", frameNumber: "BR123",
+                                            engineNumber: "E1", notes: "bell", missing: true, missingSince: "2026-11-21T09:00:00.000Z",
+                                            expiresAt: "2026-11-24T09:00:00.000Z", sightings: [SharedSighting(record)]),
+                   minimal: SharedBike(name: "Commuter", make: "", model: "", colour: "", frameNumber: "", engineNumber: "", notes: nil,
+                                       missing: false, missingSince: nil, expiresAt: "2026-11-24T09:00:00.000Z", sightings: [])),
             Sample("AccountDeletion", AccountDeletion(password: "correct horse battery")),
             Sample("SightingPage", SightingPage(sightings: [record], nextCursor: "1763719500000~s1"),
                    minimal: SightingPage(sightings: [], nextCursor: nil)),

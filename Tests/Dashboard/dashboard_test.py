@@ -4,8 +4,11 @@
 Starts bikebeacon-server on a loopback port with a fresh SQLite database, enrols a sentinel,
 then, as an owner would in the browser: signs up (after a refused attempt whose error must
 appear next to the password field), adds a bike with the keyboard, marks it missing, opens its
-sightings, watches a sighting posted with the sentinel token appear without a reload, edits
-the bike, sets a webhook, exports CSV and GeoJSON, and checks the page at 390 px and 1280 px.
+sightings, watches a sighting posted with the sentinel token appear without a reload, pastes
+a tag instead of typing it, goes through lost mode (the checklist; a share link opened in a
+cookie-less browser context that follows the trail live until revoked, then 410; the theft report
+printed to PDF by Chromium, its QR code read back by zbarimg), edits the bike, sets a webhook,
+exports CSV and GeoJSON, and checks the page at 390 px and 1280 px.
 Screenshots go to the artifacts folder.
 
 Usage: dashboard_test.py --server PATH/bikebeacon-server [--artifacts DIR] [--chromium PATH]
@@ -315,17 +318,17 @@ def axe_source():
 AXE = axe_source()
 
 
-async def accessible(page, what, checks):
-    """axe-core on the page as it is now: no serious or critical violation (WCAG 2 A/AA rules and best practices)."""
+async def accessible(page, what, checks, session=None):
+    """axe-core on the page (or the target of a session) as it is now: no serious or critical violation (WCAG 2 A/AA rules and best practices)."""
     if AXE is None:
         checks.expect(False, f"{what}: axe-core is installed for the accessibility check (scripts/test-dashboard installs axe-playwright-python)")
         return
-    if not await page.js("typeof axe === 'object'"):
-        await page.js(AXE + "\n;true")
+    if not await page.js("typeof axe === 'object'", session):
+        await page.js(AXE + "\n;true", session)
     found = await page.js("axe.run(document, {resultTypes: ['violations']}).then((r) => r.violations"
                           ".filter((v) => v.impact === 'serious' || v.impact === 'critical')"
-                          ".map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`))")
-    version = await page.js("axe.version")
+                          ".map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`))", session)
+    version = await page.js("axe.version", session)
     checks.expect(found == [], f"{what}: no serious or critical accessibility violation (axe-core {version}){': ' + '; '.join(found) if found else ''}")
 
 
@@ -417,6 +420,10 @@ async def scenario(page, browser, base, server, database, downloads, artifacts, 
     await page.key("Enter")
     checks.expect(await page.wait_for("document.querySelector('#bikes li .badge')?.textContent === 'MISSING'"),
                   "marking the bike missing (keyboard: Enter on the focused button) shows MISSING")
+    checklist = await page.wait_for("!document.getElementById('lost').hidden && "
+                                    "[...document.querySelectorAll('#lost .checklist > li')].map((li) => li.id + '=' + li.dataset.done)")
+    checks.expect(checklist and len(checklist) == 3 and "check-share=false" in checklist and "check-report=false" in checklist,
+                  f"marking it missing opens the lost-mode checklist: notifications, share link, theft report, each with its state ({checklist})")
 
     await page.js("document.querySelector('#bikes [data-action=sightings]').click()")
     checks.expect(await page.wait_for("!document.getElementById('sightings-panel').hidden && !document.getElementById('sightings-empty').hidden"),
@@ -496,6 +503,8 @@ async def scenario(page, browser, base, server, database, downloads, artifacts, 
     secret = await page.wait_for("!document.getElementById('webhook-secret').hidden && document.getElementById('webhook-secret').textContent")
     checks.expect(secret and "whsec_" in secret, "saving the webhook shows its signing secret once")
 
+    await paste_checks(page, checks)
+    await theft_checks(page, browser, base, artifacts, checks, token)
     await app_checks(page, browser, base, artifacts, checks)
     violations = await page.js("window.__csp")
     checks.expect(violations == [], f"nothing the dashboard does breaks its Content-Security-Policy ({violations})")
@@ -551,6 +560,146 @@ async def scenario(page, browser, base, server, database, downloads, artifacts, 
     await page.viewport(1280, 900, False)
     await page.screenshot(os.path.join(artifacts, "dashboard-login-1280.png"))
     await accessible(page, "the log-in and password-reset forms", checks)
+
+
+async def paste_checks(page, checks):
+    """Adding a tag without typing: the server reads a paste and fills the beacon fields; a bad paste says why."""
+    await page.js("document.getElementById('bike-form').reset()")
+    await page.type_into("#bike-paste", "0x4C000215426C7565436861726D426561636F6E730EFE1355C5")
+    await page.js("document.getElementById('bike-paste-read').click()")
+    filled = await page.wait_for("document.getElementById('bike-uuid').value && "
+                                 "[document.getElementById('bike-uuid').value, document.getElementById('bike-major').value, document.getElementById('bike-minor').value].join(':')")
+    checks.expect(filled == "426C7565-4368-6172-6D42-6561636F6E73:3838:4949",
+                  f"pasting an iBeacon hex frame fills UUID, major and minor from the server's reading ({filled!r})")
+    await page.type_into("#bike-paste", "426C7565-4368-6172-6D42-6561636F6E73")
+    await page.js("document.getElementById('bike-paste-read').click()")
+    error = await page.wait_for("document.getElementById('bike-paste-error').textContent")
+    checks.expect(error and "major and minor" in error, f"a paste without major and minor is refused next to the paste field ({error!r})")
+    await page.js("document.getElementById('bike-form').reset(); clearErrors(document.getElementById('bike-form'))")
+
+
+async def open_context(browser, url, cookies_allowed=False):
+    """A new page; without cookies_allowed, in a fresh browser context that has no cookies (a stranger holding the link)."""
+    params = {"url": url}
+    if not cookies_allowed:
+        params["browserContextId"] = (await browser.send("Target.createBrowserContext"))["browserContextId"]
+    target = (await browser.send("Target.createTarget", **params))["targetId"]
+    session = (await browser.send("Target.attachToTarget", targetId=target, flatten=True))["sessionId"]
+    await browser.send("Page.enable", session)
+    await browser.send("Runtime.enable", session)
+    return target, session
+
+
+async def wait_in(browser, session, expression, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            value = await browser.js(expression, session)
+        except RuntimeError:
+            value = None
+        if value:
+            return value
+        await asyncio.sleep(0.05)
+    return None
+
+
+async def shot(browser, session, width, path):
+    await browser.send("Emulation.setDeviceMetricsOverride", session, width=width, height=900, deviceScaleFactor=1, mobile=width < 500)
+    await asyncio.sleep(0.3)
+    height = await browser.js("Math.ceil(document.documentElement.scrollHeight)", session)
+    picture = await browser.send("Page.captureScreenshot", session, format="png", captureBeyondViewport=True,
+                                 clip={"x": 0, "y": 0, "width": width, "height": min(height, 4000), "scale": 1})
+    with open(path, "wb") as f:
+        f.write(base64.b64decode(picture["data"]))
+
+
+async def theft_checks(page, browser, base, artifacts, checks, sentinel):
+    """Lost mode as a robbed owner goes through it: recovered ends it and says what was seen; missing again opens the
+    checklist; a share link opened in a stranger's browser shows the trail, live, until it is revoked (410); the theft
+    report printed to PDF by Chromium carries the share link as a QR code that zbarimg reads back."""
+    await page.js("document.querySelector('#bikes [data-action=recovered]').click()")
+    summary = await page.wait_for("!document.getElementById('recovered').hidden && document.getElementById('recovered').textContent.includes('heard') && "
+                                  "document.getElementById('recovered').textContent")
+    checks.expect(summary and "2 times at 2 places" in summary and "recovered" in summary,
+                  f"marking it recovered ends lost mode and says what the network saw ({summary!r})")
+    checks.expect(await page.js("document.getElementById('lost').hidden"), "the checklist closes on recovery")
+
+    started = time.monotonic()
+    await page.js("document.querySelector('#bikes [data-action=missing]').click()")
+    await page.wait_for("!document.getElementById('lost').hidden")
+    await page.type_into("#share-label", "Police case 1234")
+    await page.js("document.getElementById('share-make').click()")
+    url = await page.wait_for("!document.getElementById('share-made').hidden && document.getElementById('share-url').href")
+    checks.expect(url and url.startswith(base + "/s/bbl_"), f"Make share link shows the link ({url})")
+    checks.expect(await page.wait_for("document.getElementById('check-share').dataset.done === 'true'"), "the share-link item is marked done")
+    target, session = await open_context(browser, url)
+    trail = await wait_in(browser, session, "document.querySelectorAll('#trail .stop').length === 2 && document.querySelectorAll('#timeline li').length")
+    elapsed = time.monotonic() - started
+    checks.expect(trail == 2, f"the share link opens in a browser without the owner's cookies and shows the trail: 2 numbered stops, 2 visits ({trail})")
+    print(f"  measure: mark missing -> share link made -> shared page showing the trail: {elapsed:.2f} s")
+    text = await browser.js("document.body.innerText", session)
+    checks.expect("ann-" not in text and "@example.org" not in text and "Police case" not in text and "494E5445" not in text.upper(),
+                  "the shared page shows no owner e-mail, no label and no beacon identity")
+    checks.expect(await browser.js("document.cookie", session) == "", "the stranger's browser holds no cookie")
+    checks.expect("Garage Nord" in text and "WDB123456" in text and "MISSING" in text, "the shared page shows the bike, its frame number, missing state and places")
+    checks.expect(await browser.js("document.querySelector('#trail .stop.newest')?.dataset.stop", session) == "2", "the newest stop is highlighted")
+    await shot(browser, session, 1280, os.path.join(artifacts, "shared-1280.png"))
+    await shot(browser, session, 390, os.path.join(artifacts, "shared-390.png"))
+    await accessible(browser, "the shared page, as a stranger holding the link sees it", checks, session)
+
+    before = await browser.js("Number(document.getElementById('timeline').dataset.sightings)", session)
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    fresh = {"id": str(uuid.uuid4()), **BEACON, "event": "arrived", "time": now, "firstSeen": now, "lastSeen": now,
+             "rssi": -60, "distance": 1.5, "zone": "near"}
+    posted = time.monotonic()
+    http("POST", base + "/v1/sightings", {"sightings": [fresh]}, sentinel)
+    updated = await wait_in(browser, session, f"Number(document.getElementById('timeline').dataset.sightings) === {before + 1}", timeout=5)
+    latency = time.monotonic() - posted
+    checks.expect(updated and latency < 2, f"a new sighting shows on the shared page within 2 s of the sentinel's POST ({latency:.2f} s)")
+    print(f"  measure: sighting POST -> shared page updated: {latency:.2f} s")
+
+    await page.wait_for("document.querySelector('#shares button')")
+    await page.js("document.querySelector('#shares button').click()")
+    checks.expect(await page.wait_for("document.querySelector('#shares li')?.dataset.status === 'revoked' && document.getElementById('check-share').dataset.done === 'false'"),
+                  "revoking the link shows it revoked and the checklist item to do again")
+    status = await browser.js("fetch(location.href).then((r) => r.status)", session)
+    await browser.send("Page.reload", session)
+    gone = await wait_in(browser, session, "document.readyState === 'complete' && document.body.innerText.includes('revoked') && document.body.innerText")
+    checks.expect(status == 410 and gone, f"after revoking, the link answers 410 with a plain page ({status})")
+    await browser.send("Target.closeTarget", targetId=target)
+    await page.send("Page.bringToFront")
+
+    await page.js("document.getElementById('share-make').click()")
+    url = await page.wait_for("!document.getElementById('share-made').hidden && document.getElementById('share-url').href.includes('/s/') && "
+                              "document.getElementById('report-open').href.includes('share=') && document.getElementById('share-url').href")
+    await page.type_into("#report-owner", "Ann Example")
+    href = await page.wait_for("document.getElementById('report-open').href.includes('owner=Ann%20Example') && document.getElementById('report-open').href")
+    typed = await page.js("[document.getElementById('report-owner').value, document.getElementById('report-open').href]")
+    checks.expect(href, f"the name typed goes into the report's link ({typed})")
+    await page.js("document.getElementById('report-open').click()")
+    checks.expect(await page.wait_for("document.getElementById('check-report').dataset.done === 'true'"), "opening the theft report marks it done")
+    # The link opened the report in a tab of its own; closed, so that only the dashboard is the service worker's client.
+    await asyncio.sleep(0.5)
+    for opened in (await browser.send("Target.getTargets"))["targetInfos"]:
+        if opened["type"] == "page" and "/report" in opened["url"]:
+            await browser.send("Target.closeTarget", targetId=opened["targetId"])
+    report, report_session = await open_context(browser, href, cookies_allowed=True)
+    loaded = await wait_in(browser, report_session, "document.readyState === 'complete' && document.querySelector('svg.qr') && document.body.innerText")
+    wanted = ["Ann Example", "WDB123456", "at Garage Nord (52.531, 13.389)", "at Cafe Rosa (52.52, 13.405)", "52.5310, 13.3890", "Sightings (3)"]
+    lacking = [w for w in wanted if w not in (loaded or "")]
+    checks.expect(loaded and not lacking,
+                  f"the theft report shows the owner's name, the frame number and every sighting with place and coordinates (lacks {lacking})")
+    await accessible(browser, "the theft report", checks, report_session)
+    pdf = base64.b64decode((await browser.send("Page.printToPDF", report_session, printBackground=True))["data"])
+    pdf_path = os.path.join(artifacts, "theft-report.pdf")
+    with open(pdf_path, "wb") as f:
+        f.write(pdf)
+    await browser.send("Target.closeTarget", targetId=report)
+    await page.send("Page.bringToFront")
+    png = os.path.join(artifacts, "theft-report")
+    subprocess.run(["pdftoppm", "-r", "150", "-png", "-f", "1", "-l", "1", "-singlefile", pdf_path, png], check=True)
+    scanned = subprocess.run(["zbarimg", "--raw", "-q", png + ".png"], capture_output=True, text=True).stdout.strip()
+    checks.expect(scanned == url, f"the report printed to PDF by Chromium carries a QR code that zbarimg reads as the share link ({scanned!r})")
 
 
 async def cookies(page):
@@ -631,7 +780,8 @@ async def enable_push(page, base, token, checks):
 
 
 async def app_checks(page, browser, base, artifacts, checks):
-    """The installable app: notification settings and button, a push shown by the service worker, its click, offline."""
+    """The installable app: notification settings and button, a push shown by the service worker, its click, offline.
+    The bike has 3 sightings by now: 2 from the scenario, 1 from theft_checks' live-update measurement."""
     _, reply = http("POST", base + "/v1/sessions", {"email": await page.js("state.email"), "password": PASSWORD})
     token = reply["token"]
     bike_id = await page.js("state.selected")
@@ -683,13 +833,13 @@ async def app_checks(page, browser, base, artifacts, checks):
         ns.forEach((n) => self.dispatchEvent(new NotificationEvent('notificationclick', { notification: n }))); return ns.length; })""", session)
     checks.expect(clicked == 1 and await page.wait_for("!document.getElementById('sightings-panel').hidden && "
                                                        "document.getElementById('sightings-bike').textContent === 'Red commuter' && "
-                                                       "document.querySelectorAll('#sightings tbody tr').length === 2"),
+                                                       "document.querySelectorAll('#sightings tbody tr').length === 3"),
                   "clicking the notification opens the dashboard on that bike")
     checks.expect(await page.js("location.search") == f"?bike={bike_id}", "the bike's view has its own address (?bike=)")
     await page.js("window.__beforeReload = true")
     await page.send("Page.navigate", url=f"{base}/?from=email#bike={bike_id}")
     checks.expect(await page.wait_for("!window.__beforeReload && document.getElementById('sightings-bike').textContent === 'Red commuter' && "
-                                      "document.querySelectorAll('#sightings tbody tr').length === 2"),
+                                      "document.querySelectorAll('#sightings tbody tr').length === 3"),
                   "an email's link (/#bike=ID) opens the dashboard on that bike")
     await page.wait_for("document.querySelectorAll('#tiled-map img.leaflet-tile-loaded').length > 0")
 
@@ -702,7 +852,7 @@ async def app_checks(page, browser, base, artifacts, checks):
     checks.expect(await page.wait_for("!window.__beforeReload && !document.getElementById('app').hidden && "
                                       "document.querySelector('#bikes li')?.innerText.includes('Red commuter')"),
                   "with the network cut, the dashboard still opens and lists the bikes last loaded")
-    checks.expect(await page.wait_for("document.querySelectorAll('#sightings tbody tr').length === 2"),
+    checks.expect(await page.wait_for("document.querySelectorAll('#sightings tbody tr').length === 3"),
                   "with the network cut, the bike's last loaded sightings are readable")
     banner = await page.wait_for("!document.getElementById('offline').hidden && document.getElementById('offline').textContent")
     checks.expect(banner and banner.startswith("Offline: showing what was last loaded"), f"the page says it is offline ({banner!r})")

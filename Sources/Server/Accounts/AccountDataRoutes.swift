@@ -34,7 +34,8 @@ struct AccountData: Sendable {
     let database: Database
 
     func export(accountID: String, now: Int64, pushSubscriptions: [PushSubscription], sessions: [Session]) async throws -> AccountExport {
-        try await database.withSession { db in
+        let shares = try await ShareStore(database: database).list(owner: accountID, bikeID: nil, now: now)
+        return try await database.withSession { db in
             guard let row = try await db.raw("SELECT email, webhook_url, created_ms FROM accounts WHERE id = \(bind: accountID)").first() else {
                 throw APIError.unauthenticated
             }
@@ -50,11 +51,11 @@ struct AccountData: Sendable {
                 webhookUrl: try row.decode(column: "webhook_url", as: String?.self),
                 bikes: bikes, sightings: sightings,
                 notifications: try await NotificationDispatcher.settings(accountID: accountID, in: db),
-                pushSubscriptions: pushSubscriptions, sessions: sessions)
+                pushSubscriptions: pushSubscriptions, sessions: sessions, shares: shares)
         }
     }
 
-    /// Deletes the account; bikes, sightings, sessions, events and subscriptions go with it (foreign keys
+    /// Deletes the account; bikes, their share links, sightings, sessions, events and subscriptions go with it (foreign keys
     /// cascade). Missing bikes leave the missing list in the same transaction, so sentinels stop looking.
     func delete(accountID: String, missingList: MissingListStore) async throws {
         try await database.transaction { db in

@@ -22,7 +22,8 @@ extension BikeFields {
             throw .invalid("'name' must not be empty")
         }
         for (field, value) in [("name", name), ("make", make), ("model", model), ("colour", colour),
-                               ("frameNumber", frameNumber), ("engineNumber", engineNumber)] {
+                               ("frameNumber", frameNumber), ("engineNumber", engineNumber),
+                               ("recoveryContact", recoveryContact)] {
             if let value, value.count > Self.maxLength {
                 throw .invalid("'\(field)' is longer than \(Self.maxLength) characters")
             }
@@ -42,6 +43,7 @@ extension BikeFields {
         if let frameNumber { bike.frameNumber = frameNumber }
         if let engineNumber { bike.engineNumber = engineNumber }
         if let notes { bike.notes = notes }
+        if let recoveryContact { bike.recoveryContact = recoveryContact }
         if let beacon { bike.beacon = beacon }
         return bike
     }

@@ -14,7 +14,7 @@ struct BikeStore: Sendable {
 
     static let columns = """
         id, owner_id, name, make, model, colour, frame_number, engine_number, notes,
-        beacon_uuid, beacon_major, beacon_minor, missing_since_ms, created_ms, updated_ms
+        beacon_uuid, beacon_major, beacon_minor, missing_since_ms, created_ms, updated_ms, recovery_contact
         """
 
     func create(owner: String, fields: BikeFields, now: Int64) async throws -> Bike {
@@ -31,11 +31,12 @@ struct BikeStore: Sendable {
             }
             try await db.raw("""
                 INSERT INTO bikes (id, owner_id, name, make, model, colour, frame_number, engine_number, notes,
-                  beacon_uuid, beacon_major, beacon_minor, missing_since_ms, created_ms, updated_ms)
+                  beacon_uuid, beacon_major, beacon_minor, missing_since_ms, created_ms, updated_ms, recovery_contact)
                 VALUES (\(bind: id), \(bind: owner), \(bind: fields.name ?? ""), \(bind: fields.make ?? ""),
                   \(bind: fields.model ?? ""), \(bind: fields.colour ?? ""), \(bind: fields.frameNumber ?? ""),
                   \(bind: fields.engineNumber ?? ""), \(bind: fields.notes ?? ""), \(bind: beacon.uuid.uuidString),
-                  \(bind: Int(beacon.major)), \(bind: Int(beacon.minor)), NULL, \(bind: now), \(bind: now))
+                  \(bind: Int(beacon.major)), \(bind: Int(beacon.minor)), NULL, \(bind: now), \(bind: now),
+                  \(bind: fields.recoveryContact ?? ""))
                 """).run()
             guard let bike = try await find(id: id, owner: owner, in: db) else { throw APIError.bikeNotFound }
             return bike
@@ -71,7 +72,8 @@ struct BikeStore: Sendable {
                   colour = \(bind: new.colour), frame_number = \(bind: new.frameNumber),
                   engine_number = \(bind: new.engineNumber), notes = \(bind: new.notes),
                   beacon_uuid = \(bind: new.beacon.uuid.uuidString), beacon_major = \(bind: Int(new.beacon.major)),
-                  beacon_minor = \(bind: Int(new.beacon.minor)), updated_ms = \(bind: now)
+                  beacon_minor = \(bind: Int(new.beacon.minor)), updated_ms = \(bind: now),
+                  recovery_contact = \(bind: new.recoveryContact)
                 WHERE id = \(bind: id)
                 """).run()
             if old.missing, new.beacon != old.beacon || new.description != old.description {
@@ -135,6 +137,7 @@ struct BikeStore: Sendable {
             missing: missingSince != nil,
             missingSince: missingSince.map { Timestamp.format(milliseconds: $0) },
             createdAt: Timestamp.format(milliseconds: try row.decode(column: "created_ms", as: Int64.self)),
-            updatedAt: Timestamp.format(milliseconds: try row.decode(column: "updated_ms", as: Int64.self)))
+            updatedAt: Timestamp.format(milliseconds: try row.decode(column: "updated_ms", as: Int64.self)),
+            recoveryContact: try row.decode(column: "recovery_contact", as: String.self))
     }
 }

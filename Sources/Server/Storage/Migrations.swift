@@ -130,6 +130,18 @@ enum Migrations {
             "ALTER TABLE sightings ADD COLUMN accuracy_m DOUBLE PRECISION",
             "ALTER TABLE sightings ADD COLUMN fix_ms BIGINT",
         ]),
+        // Theft (#25): read-only share links (tokens stored as digests) and each bike's recovery contact.
+        // Version 55: parallel branches add steps in the 50s too.
+        common(55, [
+            """
+            CREATE TABLE shares (id TEXT PRIMARY KEY, bike_id TEXT NOT NULL REFERENCES bikes(id) ON DELETE CASCADE,
+              token_hash TEXT NOT NULL UNIQUE, label TEXT NOT NULL, include_notes BIGINT NOT NULL,
+              created_ms BIGINT NOT NULL, expires_ms BIGINT NOT NULL, revoked_ms BIGINT,
+              views BIGINT NOT NULL, last_viewed_ms BIGINT)
+            """,
+            "CREATE INDEX shares_bike ON shares (bike_id, created_ms)",
+            "ALTER TABLE bikes ADD COLUMN recovery_contact TEXT NOT NULL DEFAULT ''",
+        ]),
     ]
 
     /// Password-reset and email-verification tokens (#9, email). Version 30: see step 20.

@@ -32,6 +32,9 @@ struct SQLiteServerTests {
     @Test func smtpOutage() async throws { try await MailScenarios.smtpOutage(.sqlite) }
     @Test func passwordReset() async throws { try await MailScenarios.passwordReset(.sqlite) }
     @Test func emailVerification() async throws { try await MailScenarios.emailVerification(.sqlite) }
+    @Test func shareLinks() async throws { try await ShareScenarios.linkLifecycle(.sqlite) }
+    @Test func theftReport() async throws { try await ReportScenarios.printable(.sqlite) }
+    @Test func beaconPaste() async throws { try await BeaconPasteScenarios.parse(.sqlite) }
 }
 
 @Suite("Server on PostgreSQL", .enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
@@ -65,4 +68,7 @@ struct PostgresServerTests {
     @Test func smtpOutage() async throws { try await MailScenarios.smtpOutage(.postgres) }
     @Test func passwordReset() async throws { try await MailScenarios.passwordReset(.postgres) }
     @Test func emailVerification() async throws { try await MailScenarios.emailVerification(.postgres) }
+    @Test func shareLinks() async throws { try await ShareScenarios.linkLifecycle(.postgres) }
+    @Test func theftReport() async throws { try await ReportScenarios.printable(.postgres) }
+    @Test func beaconPaste() async throws { try await BeaconPasteScenarios.parse(.postgres) }
 }

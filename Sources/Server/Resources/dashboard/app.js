@@ -218,6 +218,8 @@ async function setMissing(bike, missing) {
     const updated = await api("POST", `/v1/bikes/${encodeURIComponent(bike.id)}/${missing ? "missing" : "recovered"}`);
     state.bikes = state.bikes.map((b) => (b.id === updated.id ? updated : b));
     renderBikes();
+    if (missing) { openLostMode(updated); return; }
+    showRecovered(bike);
     const again = document.querySelector(`[data-bike="${CSS.escape(updated.id)}"] [data-action="${missing ? "recovered" : "missing"}"]`);
     if (again) again.focus();
   } catch (error) { $("bikes-error").textContent = error.message; }
@@ -226,7 +228,7 @@ async function setMissing(bike, missing) {
 function editBike(bike) {
   const form = $("bike-form"); clearErrors(form);
   $("bike-id").value = bike.id;
-  for (const field of ["name", "make", "model", "colour", "frameNumber", "notes"]) form[field].value = bike[field] || "";
+  for (const field of ["name", "make", "model", "colour", "frameNumber", "recoveryContact", "notes"]) form[field].value = bike[field] || "";
   form.uuid.value = bike.beacon.uuid; form.major.value = bike.beacon.major; form.minor.value = bike.beacon.minor;
   $("bike-form-title").textContent = `Edit ${bike.name}`;
   $("bike-submit").textContent = "Save changes";
@@ -255,7 +257,8 @@ function bikeFields(form) {
   };
   const major = number("major", "Major"), minor = number("minor", "Minor");
   return { name, make: form.make.value.trim(), model: form.model.value.trim(), colour: form.colour.value,
-    frameNumber: form.frameNumber.value.trim(), notes: form.notes.value, beacon: { uuid, major, minor } };
+    frameNumber: form.frameNumber.value.trim(), recoveryContact: form.recoveryContact.value.trim(), notes: form.notes.value,
+    beacon: { uuid, major, minor } };
 }
 
 function wireBikeForm() {
@@ -274,6 +277,23 @@ function wireBikeForm() {
     }
   });
   $("bike-cancel").addEventListener("click", resetBikeForm);
+  $("bike-paste-read").addEventListener("click", readPastedTag);
+  $("bike-paste").addEventListener("keydown", (event) => { if (event.key === "Enter") { event.preventDefault(); readPastedTag(); } });
+}
+
+/** The server reads the paste (one parser, the CLI's too) and the beacon fields are filled from its answer. */
+async function readPastedTag() {
+  const form = $("bike-form"); clearErrors(form); $("bike-paste-status").textContent = "";
+  const text = $("bike-paste").value;
+  try {
+    if (!text.trim()) throw new FieldError("Paste what the tag's app or label shows first.", "paste");
+    const beacon = await api("POST", "/v1/beacons/parse", { text });
+    form.uuid.value = beacon.uuid; form.major.value = beacon.major; form.minor.value = beacon.minor;
+    $("bike-paste-status").textContent = `Read tag ${beacon.uuid}, major ${beacon.major}, minor ${beacon.minor}.`;
+  } catch (error) {
+    error.field = "paste";
+    showError(form, "bike", error);
+  }
 }
 
 // ---- sightings: a list and a map of sentinel places ----
@@ -286,6 +306,7 @@ async function selectBike(id) {
   const bike = state.bikes.find((b) => b.id === id);
   $("sightings-hint").hidden = true; $("sightings-panel").hidden = false;
   $("sightings-bike").textContent = bike ? bike.name : "";
+  if (bike && bike.missing) openLostMode(bike, { focus: false });
   await loadSightings();
   $("sightings-bike").setAttribute("tabindex", "-1"); $("sightings-bike").focus();
 }
@@ -315,6 +336,20 @@ function renderSightings(freshId) {
   $("sightings").tBodies[0].replaceChildren(...rows);
   $("sightings-empty").hidden = rows.length > 0;
   renderMap(state.sightings);
+  renderTrail(state.sightings);
+}
+
+/** "Last seen 14 min ago at …", the numbered trail and the timeline by visit (trail.js). */
+function renderTrail(sightings) {
+  const newest = sightings[0];
+  $("last-seen").textContent = newest ? `Last seen ${ago(newest.time)} ${newest.place || `at ${newest.sentinel}`} (${newest.zone}${newest.distance == null ? "" : `, ~${newest.distance.toFixed(0)} m`}), ${absolute(newest.time)}` : "";
+  const visits = trailVisits(sightings.map((s) => ({ ...s, place: s.place || s.sentinel })));
+  drawTrail($("trail"), visits);
+  $("trail-caption").textContent = visits.length ? `${visits.length} visit${visits.length === 1 ? "" : "s"}, numbered in time order; the newest is red.` : "";
+  $("timeline").replaceChildren(...visits.map((v) => {
+    const minutes = Math.round((new Date(v.departed) - new Date(v.arrived)) / 60000);
+    return el("li", { text: `${v.place}: ${absolute(v.arrived)} → ${absolute(v.departed)} (${minutes} min)` });
+  }));
 }
 
 /** One entry per sentinel place (a roaming sentinel's: each fix), with how often the bike was heard there. */
