@@ -171,6 +171,7 @@ public enum SentinelRunner {
         var presence = mqtt?.presence()
         /// A roaming sentinel's passes of missing bikes while it moves.
         var passes = PassingTracker(passInterval: configuration.location.passInterval)
+        var lastPassCheck = -Double.infinity
         var pending = PendingSightings(limit: configuration.outboxMaxRows)
         var warnedDropping = false
         /// Into the outbox, or held in memory while it cannot take them (a full disk must not stop the sentinel).
@@ -251,7 +252,11 @@ public enum SentinelRunner {
                                        place: await roaming.location.place(),
                                        estimate: core.estimate(of: advertisement.beacon, at: advertisement.time))
                     }
-                    if replay, roaming != nil { out.sightings += passes.finish(at: advertisement.time, makeID: { UUID() }) }
+                    // Passes end on the capture's clock once a second of it, as live ticks end them.
+                    if replay, roaming != nil, advertisement.time - lastPassCheck >= 1 {
+                        lastPassCheck = advertisement.time
+                        out.sightings += passes.finish(at: advertisement.time, makeID: { UUID() })
+                    }
                     try await deliver(out, heard: advertisement)
                 }
             case let .tick(time):
