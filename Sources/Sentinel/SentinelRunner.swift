@@ -245,7 +245,8 @@ public enum SentinelRunner {
                 await stats.advertisements(batch.count, matched: batch.count(where: { core.registry.contains($0.beacon) }))
                 for advertisement in batch {
                     lastTime = max(lastTime, advertisement.time)
-                    if replay { await roaming?.location.advance(to: advertisement.time) }
+                    // A recorded track plays on the capture's clock (with gpsd there is nothing to advance).
+                    if replay, let roaming, roaming.client == nil { await roaming.location.advance(to: advertisement.time) }
                     var out = replay ? core.replay(advertisement, makeID: { UUID() }) : core.observe(advertisement, makeID: { UUID() })
                     if let roaming, core.registry.contains(advertisement.beacon), await !roaming.location.isParked() {
                         passes.observe(advertisement.beacon, time: advertisement.time, rssi: advertisement.rssi,
