@@ -157,9 +157,11 @@ let package = Package(
             name: "bikebeacon-bench",
             dependencies: [
                 "Beacon", "Proximity", "Registry", "Scanning", "Captures", "Benchmarks", "Sentinel", "Server", "BikebeaconAPI",
-                "LocalServer", "Owners", "ServerClient",
+                "LocalServer", "Owners", "ServerClient", "GPSD",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ]

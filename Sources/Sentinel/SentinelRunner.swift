@@ -172,6 +172,7 @@ public enum SentinelRunner {
         var presence = mqtt?.presence()
         /// A roaming sentinel's passes of missing bikes while it moves.
         var passes = PassingTracker(passInterval: configuration.location.passInterval)
+        var lastPassCheck = -Double.infinity
         var pending = PendingSightings(limit: configuration.outboxMaxRows)
         var warnedDropping = false
         /// Into the outbox, or held in memory while it cannot take them (a full disk must not stop the sentinel).
@@ -245,14 +246,19 @@ public enum SentinelRunner {
                 await stats.advertisements(batch.count, matched: batch.count(where: { core.registry.contains($0.beacon) }))
                 for advertisement in batch {
                     lastTime = max(lastTime, advertisement.time)
-                    if replay { await roaming?.location.advance(to: advertisement.time) }
+                    // A recorded track plays on the capture's clock (with gpsd there is nothing to advance).
+                    if replay, let roaming, roaming.client == nil { await roaming.location.advance(to: advertisement.time) }
                     var out = replay ? core.replay(advertisement, makeID: { UUID() }) : core.observe(advertisement, makeID: { UUID() })
                     if let roaming, core.registry.contains(advertisement.beacon), await !roaming.location.isParked() {
                         passes.observe(advertisement.beacon, time: advertisement.time, rssi: advertisement.rssi,
                                        place: await roaming.location.place(),
                                        estimate: core.estimate(of: advertisement.beacon, at: advertisement.time))
                     }
-                    if replay, roaming != nil { out.sightings += passes.finish(at: advertisement.time, makeID: { UUID() }) }
+                    // Passes end on the capture's clock once a second of it, as live ticks end them.
+                    if replay, roaming != nil, advertisement.time - lastPassCheck >= 1 {
+                        lastPassCheck = advertisement.time
+                        out.sightings += passes.finish(at: advertisement.time, makeID: { UUID() })
+                    }
                     try await deliver(out, heard: advertisement)
                 }
             case let .tick(time):

@@ -4,6 +4,7 @@ import Glibc
 import ArgumentParser
 import Benchmarks
 import Foundation
+import GPSD
 import Logging
 import Registry
 import Scanning
@@ -19,7 +20,9 @@ struct SentinelBenchCommand: AsyncParsableCommand {
         the capture alone (the baseline), once through the full sentinel with an unreachable server, \
         so every sighting is committed to the outbox and stays there. Then, when `bikebeacon` is \
         beside this executable, the same capture through `bikebeacon sentinel --replay` in its own \
-        process: the sentinel's own resident memory, sampled from /proc, without this bench's.
+        process: the sentinel's own resident memory, sampled from /proc, without this bench's; and \
+        again with its location from gpsd (a local server writing a recorded gpsd session at 1, 10 \
+        and 1000 lines a second), against that run: the gpsd client's CPU and memory.
         """
     )
 
@@ -28,6 +31,9 @@ struct SentinelBenchCommand: AsyncParsableCommand {
 
     @Option(help: "Distinct beacons.")
     var beacons = 10_000
+
+    @Option(help: "A recorded gpsd session (its JSON lines) a local server writes to the sentinel, for the gpsd client's cost.")
+    var gpsdTrack = "Resources/tracks/haicom-305N.json"
 
     func validate() throws {
         guard (1...100_000_000).contains(advertisements), (100...1_000_000).contains(beacons) else {
@@ -93,22 +99,61 @@ struct SentinelBenchCommand: AsyncParsableCommand {
         try await measureProcess(executable, capture: capture, missing: missing, directory: directory)
     }
 
-    /// `bikebeacon sentinel --replay` on the capture, in its own process: its RSS over the run.
+    /// `bikebeacon sentinel --replay` on the capture, in its own process: its RSS over the run;
+    /// then the same with its location from gpsd, against that run.
     private func measureProcess(_ executable: String, capture: String, missing: [MissingBike], directory: URL) async throws {
-        let state = directory.appendingPathComponent("process-state").path
+        let baseline = try await runProcess(executable, capture: capture, missing: missing, directory: directory, name: "fixed")
+        func mb(_ bytes: Int) -> String { fmt(Double(bytes) / 1_048_576, 1) }
+        print("\nbikebeacon sentinel --replay in its own process (\(executable)): \(fmt(baseline.seconds, 2)) s, RSS sampled every 0.1 s")
+        let samples = baseline.samples
+        let step = max(1, samples.count / 10)
+        let rows = (Array(stride(from: 0, to: samples.count, by: step)) + [samples.count - 1]).map { index in
+            let (elapsed, memory) = samples[index]
+            return [fmt(elapsed, 2), mb(memory.current), mb(memory.anonymous), mb(memory.file), mb(memory.peak)]
+        }
+        print(Table.render(header: ["elapsed s", "RSS MB", "own (anonymous) MB", "mapped files MB", "peak so far MB"], rows: rows))
+        print("sentinel peak RSS (VmHWM): \(mb(baseline.peak)) MB; goal ≤ 20 MB, flat")
+
+        guard let recording = FileManager.default.contents(atPath: gpsdTrack) else {
+            print("\nno recorded gpsd session at \(gpsdTrack): the gpsd client was not measured (run from the repository root, or pass --gpsd-track)")
+            return
+        }
+        var framer = GPSDLineFramer()
+        let lines = framer.lines(recording)
+        var table = [["location: fixed (baseline)", fmt(baseline.seconds, 2), fmt(baseline.cpu, 2), "1.00", mb(baseline.peak), "1.00", "-"]]
+        for rate in [1.0, 10, 1000] {
+            let gpsd = try await RecordedGPSD(lines: lines, rate: rate)
+            let run = try await runProcess(executable, capture: capture, missing: missing, directory: directory, name: "gpsd-\(Int(rate))",
+                                           location: "location:\n  gpsd: {host: 127.0.0.1, port: \(gpsd.port)}")
+            await gpsd.stop()
+            table.append(["location: gpsd, \(Int(rate)) lines/s", fmt(run.seconds, 2), fmt(run.cpu, 2), fmt(run.cpu / baseline.cpu, 2),
+                          mb(run.peak), fmt(Double(run.peak) / Double(baseline.peak), 2), String(gpsd.linesWritten)])
+        }
+        print("\nthe gpsd client's cost: the same replay with the location from a local server writing gpsd's recorded lines (\(gpsdTrack), TPV and SKY)")
+        print(Table.render(header: ["sentinel process", "seconds", "CPU s", "CPU ratio", "peak RSS MB", "RSS ratio", "gpsd lines sent"], rows: table))
+        print("CPU: the sentinel process's user+system seconds (getrusage of the child); RSS: its VmHWM (/proc). A real gpsd sends 2–3 lines a second (TPV, SKY) at 1 Hz.")
+    }
+
+    /// One `bikebeacon sentinel --replay` of the capture in its own process, with a fresh outbox.
+    private func runProcess(_ executable: String, capture: String, missing: [MissingBike], directory: URL, name: String,
+                            location: String = "") async throws -> (seconds: Double, cpu: Double, peak: Int,
+                                                                     samples: [(seconds: Double, memory: ProcessMemory.Resident)]) {
+        let state = directory.appendingPathComponent("process-\(name)").path
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         try MissingListCache(path: state + "/missing-list.json").save(
             MissingListSnapshot(version: 1, etag: nil, confirmedAt: Date().timeIntervalSince1970, bikes: missing))
-        let config = directory.appendingPathComponent("sentinel.yaml").path
+        let config = directory.appendingPathComponent("sentinel-\(name).yaml").path
         try """
         server: {url: "http://127.0.0.1:9", token: bench, timeout: 0.2}
         stateDirectory: \(state)
+        \(location)
         """.write(toFile: config, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["sentinel", "--config", config, "--replay", capture, "--drain-timeout", "0"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
+        let cpu = cpuSeconds(RUSAGE_CHILDREN)
         let clock = Stopwatch()
         try process.run()
         var samples: [(seconds: Double, memory: ProcessMemory.Resident)] = []
@@ -119,22 +164,15 @@ struct SentinelBenchCommand: AsyncParsableCommand {
         process.waitUntilExit()
         let seconds = clock.seconds
         guard process.terminationStatus == 0, let last = samples.last else {
-            throw ValidationError("bikebeacon sentinel --replay exited with status \(process.terminationStatus) after \(fmt(seconds, 1)) s")
+            throw ValidationError("bikebeacon sentinel --replay (\(name)) exited with status \(process.terminationStatus) after \(fmt(seconds, 1)) s")
         }
-        func mb(_ bytes: Int) -> String { fmt(Double(bytes) / 1_048_576, 1) }
-        print("\nbikebeacon sentinel --replay in its own process (\(executable)): \(fmt(seconds, 2)) s, RSS sampled every 0.1 s")
-        let step = max(1, samples.count / 10)
-        let rows = (Array(stride(from: 0, to: samples.count, by: step)) + [samples.count - 1]).map { index in
-            let (elapsed, memory) = samples[index]
-            return [fmt(elapsed, 2), mb(memory.current), mb(memory.anonymous), mb(memory.file), mb(memory.peak)]
-        }
-        print(Table.render(header: ["elapsed s", "RSS MB", "own (anonymous) MB", "mapped files MB", "peak so far MB"], rows: rows))
-        print("sentinel peak RSS (VmHWM): \(mb(last.memory.peak)) MB; goal ≤ 20 MB, flat")
+        return (seconds, cpuSeconds(RUSAGE_CHILDREN) - cpu, last.memory.peak, samples)
     }
 
-    private func cpuSeconds() -> Double {
+    /// This process's CPU seconds, or (`RUSAGE_CHILDREN`) those of its children that have ended.
+    private func cpuSeconds(_ who: __rusage_who = RUSAGE_SELF) -> Double {
         var usage = rusage()
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        getrusage(__rusage_who_t(who.rawValue), &usage)
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 }
