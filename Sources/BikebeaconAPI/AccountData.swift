@@ -15,9 +15,12 @@ public struct AccountExport: Codable, Sendable, Equatable {
     public var sessions: [Session]
     /// Every share link made for the account's bikes (their tokens are not kept, so not here).
     public var shares: [Share]
+    /// Every bike's dates and the state of their reminders.
+    public var dates: [BikeDate]
 
     public init(account: Account, createdAt: String, exportedAt: String, webhookUrl: String?, bikes: [Bike], sightings: [SightingRecord],
-                notifications: NotificationSettings, pushSubscriptions: [PushSubscription], sessions: [Session], shares: [Share] = []) {
+                notifications: NotificationSettings, pushSubscriptions: [PushSubscription], sessions: [Session], shares: [Share] = [],
+                dates: [BikeDate] = []) {
         self.account = account
         self.createdAt = createdAt
         self.exportedAt = exportedAt
@@ -28,6 +31,7 @@ public struct AccountExport: Codable, Sendable, Equatable {
         self.pushSubscriptions = pushSubscriptions
         self.sessions = sessions
         self.shares = shares
+        self.dates = dates
     }
 }
 

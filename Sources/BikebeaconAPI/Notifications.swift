@@ -14,6 +14,8 @@ public struct OwnerNotification: Codable, Sendable, Equatable {
         case departed
         /// The owner marked it recovered.
         case recovered
+        /// One of the bike's dates (insurance, inspection, service) is coming up.
+        case reminder
     }
 
     public var event: Event
@@ -31,9 +33,12 @@ public struct OwnerNotification: Codable, Sendable, Equatable {
     /// How many events this notification stands for: more than 1 when later ones in the
     /// no-spam window were folded into it (it then describes the latest of them).
     public var count: Int
+    /// A reminder's date: what falls due and the day (`YYYY-MM-DD`).
+    public var dateName: String?
+    public var due: String?
 
     public init(event: Event, bikeId: String, bikeName: String, ownerId: String, place: String?, latitude: Double?,
-                longitude: Double?, time: String, zone: String?, count: Int = 1) {
+                longitude: Double?, time: String, zone: String?, count: Int = 1, dateName: String? = nil, due: String? = nil) {
         self.event = event
         self.bikeId = bikeId
         self.bikeName = bikeName
@@ -44,6 +49,8 @@ public struct OwnerNotification: Codable, Sendable, Equatable {
         self.time = time
         self.zone = zone
         self.count = count
+        self.dateName = dateName
+        self.due = due
     }
 
     /// RFC 8291 leaves room for ~3.9 KB in one record; 3 KB keeps every push service happy.
@@ -57,6 +64,7 @@ public struct OwnerNotification: Codable, Sendable, Equatable {
             var short = self
             short.bikeName = String(bikeName.prefix(20))
             short.place = place.map { String($0.prefix(20)) }
+            short.dateName = dateName.map { String($0.prefix(20)) }
             data = try APIJSON.encoder().encode(short)
         }
         return String(decoding: data, as: UTF8.self)
@@ -68,6 +76,7 @@ public struct OwnerNotification: Codable, Sendable, Equatable {
         case .arrived: "\(bikeName) was seen at \(place ?? "a sentinel")"
         case .departed: "\(bikeName) left \(place ?? "a sentinel")"
         case .recovered: "\(bikeName) was marked recovered"
+        case .reminder: "\(bikeName): \(dateName ?? "a date") is due on \(due ?? "a day you set")"
         }
     }
 }

@@ -53,6 +53,7 @@ public enum BikebeaconServer {
         BikeRoutes.add(to: callers, state: state)
         BeaconParseRoutes.add(to: callers, state: state)
         ShareRoutes.add(to: router, callers: callers, state: state)
+        BikeDateRoutes.add(to: callers, state: state)
         ReportRoutes.add(to: callers, state: state)
         SentinelRoutes.add(to: callers, state: state)
         EventRoutes.add(to: callers, state: state)

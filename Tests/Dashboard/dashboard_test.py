@@ -505,6 +505,7 @@ async def scenario(page, browser, base, server, database, downloads, artifacts, 
 
     await paste_checks(page, checks)
     await theft_checks(page, browser, base, artifacts, checks, token)
+    await dates_checks(page, checks)
     await app_checks(page, browser, base, artifacts, checks)
     violations = await page.js("window.__csp")
     checks.expect(violations == [], f"nothing the dashboard does breaks its Content-Security-Policy ({violations})")
@@ -700,6 +701,34 @@ async def theft_checks(page, browser, base, artifacts, checks, sentinel):
     subprocess.run(["pdftoppm", "-r", "150", "-png", "-f", "1", "-l", "1", "-singlefile", pdf_path, png], check=True)
     scanned = subprocess.run(["zbarimg", "--raw", "-q", png + ".png"], capture_output=True, text=True).stdout.strip()
     checks.expect(scanned == url, f"the report printed to PDF by Chromium carries a QR code that zbarimg reads as the share link ({scanned!r})")
+
+
+async def dates_checks(page, checks):
+    """Important dates on the bike's page: a missing name is said next to the form; a date added in the browser's time
+    zone gets its reminder at 09:00 there, listed with the date; deleting one removes it."""
+    await page.send("Emulation.setTimezoneOverride", timezoneId="Europe/Amsterdam")
+    await page.wait_for("!document.getElementById('dates-card').hidden && document.getElementById('dates-empty').hidden === false")
+    await page.js("document.getElementById('date-add').click()")
+    error = await page.wait_for("document.getElementById('date-error').textContent")
+    checks.expect(error and "falls due" in error, f"a date without a name is refused next to the form ({error!r})")
+    due = time.strftime("%Y-%m-%d", time.gmtime(time.time() + 30 * 86400))
+    for name, lead in (("Insurance renewal", "14"), ("Service", "0")):
+        await page.type_into("#date-name", name)
+        await page.js(f"document.getElementById('date-due').value = '{due}'; document.getElementById('date-lead').value = '{lead}'")
+        await page.js("document.getElementById('date-add').click()")
+        await page.wait_for(f"[...document.querySelectorAll('#dates li')].some((li) => li.textContent.startsWith('{name}:'))")
+    dates = await page.js("api('GET', `/v1/bikes/${encodeURIComponent(state.selected)}/dates`).then((r) => r.dates)")
+    insurance = next((d for d in dates or [] if d["name"] == "Insurance renewal"), {})
+    checks.expect(insurance.get("timeZone") == "Europe/Amsterdam" and insurance.get("remindDaysBefore") == 14
+                  and insurance.get("reminder") == "scheduled" and insurance.get("due") == due
+                  and insurance.get("remindAt", "")[11:16] in ("07:00", "08:00"),
+                  f"the date is saved with the browser's zone, and its reminder is at 09:00 there ({insurance})")
+    listed = await page.js("[...document.querySelectorAll('#dates li')].map((li) => li.textContent)")
+    checks.expect(len(listed or []) == 2 and all("reminder" in text for text in listed),
+                  f"both dates are listed with when their reminder goes out ({listed})")
+    await page.js("document.querySelector('#dates li:last-child button').click()")
+    left = await page.wait_for("document.querySelectorAll('#dates li').length === 1 && document.querySelector('#dates li').textContent")
+    checks.expect(left and left.startswith("Insurance renewal"), f"deleting a date removes it ({left!r})")
 
 
 async def cookies(page):

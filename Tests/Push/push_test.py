@@ -8,7 +8,7 @@ push must arrive within 5 s, exactly once per subscription, decrypt with PyPI `h
 (RFC 8291 aes128gcm) to the notification JSON, and carry a VAPID JWT whose ES256 signature,
 aud, exp and sub check out with `cryptography`. Then: a second event in the window sends
 nothing; a 410 deletes the subscription; with the push service down and the server restarted,
-the push arrives once both are back.
+the push arrives once both are back. Last, a bike's date whose reminder is due is pushed once.
 
 --bench N instead measures notification latency (sighting POST sent → push POST received at the
 endpoint) over N sightings, p50 and p99, with webhook delivery through the same queue as the
@@ -285,6 +285,24 @@ def end_to_end(args, work):
         checks.expect(payload.get("place") == "Market", f"and it is the Market sighting: {payload.get('place')}")
         time.sleep(1)
         checks.expect(len(push.calls("/push/1")) == 3, "delivered once, not again")
+
+        print("a bike's date whose reminder is due: one push, decrypted to the reminder", flush=True)
+        due = time.strftime("%Y-%m-%d", time.gmtime(time.time() + 2 * 86400))
+        sent = time.monotonic()
+        status, date = server.call("POST", f"/v1/bikes/{bike['id']}/dates",
+                                   {"name": "Insurance renewal", "due": due, "remindDaysBefore": 7, "timeZone": "Europe/Amsterdam"}, owner)
+        checks.expect(status == 201 and date.get("reminder") == "scheduled", f"date added: {status} {date}")
+        arrived = push.wait(4, "/push/1", timeout=5)
+        checks.expect(arrived, f"the reminder push arrived within 5 s ({1000 * (time.monotonic() - sent):.0f} ms)")
+        if arrived:
+            payload = decrypt(push.calls("/push/1")[-1], subscriptions[0][1], subscriptions[0][2])
+            checks.expect(payload.get("event") == "reminder" and payload.get("dateName") == "Insurance renewal"
+                          and payload.get("due") == due and payload.get("bikeName") == "Ana's commuter",
+                          f"decrypted with http-ece: {payload}")
+        time.sleep(1.5)
+        checks.expect(len(push.calls("/push/1")) == 4, "the reminder is pushed once")
+        _, dates = server.call("GET", f"/v1/bikes/{bike['id']}/dates", None, owner)
+        checks.expect([d.get("reminder") for d in dates.get("dates", [])] == ["sent"], f"and listed as sent: {dates}")
     finally:
         server.stop()
         try:

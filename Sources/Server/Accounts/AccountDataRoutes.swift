@@ -35,6 +35,7 @@ struct AccountData: Sendable {
 
     func export(accountID: String, now: Int64, pushSubscriptions: [PushSubscription], sessions: [Session]) async throws -> AccountExport {
         let shares = try await ShareStore(database: database).list(owner: accountID, bikeID: nil, now: now)
+        let dates = try await BikeDateStore(database: database).list(owner: accountID, bikeID: nil)
         return try await database.withSession { db in
             guard let row = try await db.raw("SELECT email, webhook_url, created_ms FROM accounts WHERE id = \(bind: accountID)").first() else {
                 throw APIError.unauthenticated
@@ -51,11 +52,11 @@ struct AccountData: Sendable {
                 webhookUrl: try row.decode(column: "webhook_url", as: String?.self),
                 bikes: bikes, sightings: sightings,
                 notifications: try await NotificationDispatcher.settings(accountID: accountID, in: db),
-                pushSubscriptions: pushSubscriptions, sessions: sessions, shares: shares)
+                pushSubscriptions: pushSubscriptions, sessions: sessions, shares: shares, dates: dates)
         }
     }
 
-    /// Deletes the account; bikes, their share links, sightings, sessions, events and subscriptions go with it (foreign keys
+    /// Deletes the account; bikes, their share links and dates, sightings, sessions, events and subscriptions go with it (foreign keys
     /// cascade). Missing bikes leave the missing list in the same transaction, so sentinels stop looking.
     func delete(accountID: String, missingList: MissingListStore) async throws {
         try await database.transaction { db in

@@ -25,9 +25,10 @@ struct NotificationQueue: Sendable {
         var nextAttempt: Int64
     }
 
-    /// Sends what is due: windows that ended with events held back, then queued rows.
+    /// Sends what is due: windows that ended with events held back, bikes' date reminders, then queued rows.
     func deliverDue() async throws {
         try await dispatcher.flushDue(now: now(), database: database)
+        try await BikeDateStore(database: database).remindDue(now: now(), dispatcher: dispatcher)
         let channels = senders.keys.map(\.rawValue)
         guard !channels.isEmpty else { return }
         let time = now()

@@ -142,6 +142,16 @@ enum Migrations {
             "CREATE INDEX shares_bike ON shares (bike_id, created_ms)",
             "ALTER TABLE bikes ADD COLUMN recovery_contact TEXT NOT NULL DEFAULT ''",
         ]),
+        // Bikes' dates and their reminders (reminder: scheduled, sent or past).
+        common(60, [
+            """
+            CREATE TABLE bike_dates (id TEXT PRIMARY KEY, bike_id TEXT NOT NULL REFERENCES bikes(id) ON DELETE CASCADE,
+              name TEXT NOT NULL, due TEXT NOT NULL, remind_days BIGINT NOT NULL, time_zone TEXT NOT NULL,
+              remind_ms BIGINT NOT NULL, reminder TEXT NOT NULL, reminded_ms BIGINT, created_ms BIGINT NOT NULL)
+            """,
+            "CREATE INDEX bike_dates_bike ON bike_dates (bike_id, due)",
+            "CREATE INDEX bike_dates_due ON bike_dates (reminder, remind_ms)",
+        ]),
     ]
 
     /// Password-reset and email-verification tokens (#9, email). Version 30: see step 20.

@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Durable
 import Foundation
 import Mail
@@ -77,8 +78,18 @@ enum MailScenarios {
             #expect(try await received(sink, count: 2).last?.parsed.subject == "Ana's Pendler 🚲 left Café Rosa")
             _ = try await client.send(.post, "/v1/bikes/\(bike.id)/recovered", token: owner)
             #expect(try await received(sink, count: 3).last?.parsed.subject == "Ana's Pendler 🚲 was marked recovered")
+
+            // A date whose reminder is due: mailed at once, saying what falls due and when.
+            let due = String(Timestamp.format(milliseconds: clock.read() + 2 * 86_400_000).prefix(10))
+            #expect(try await client.send(.post, "/v1/bikes/\(bike.id)/dates", token: owner,
+                                          json: BikeDateRequest(name: "Insurance renewal", due: due)).status == .created)
+            let reminder = try #require(try await received(sink, count: 4).last?.parsed)
+            #expect(reminder.subject == "Ana's Pendler 🚲: Insurance renewal is due on \(due)")
+            let reminderText = try #require(reminder.text)
+            #expect(reminderText.contains("Due: \(due)") && reminderText.contains("What: Insurance renewal")
+                    && reminderText.contains("asked to be reminded") && !reminderText.contains("marked missing"), "\(reminderText)")
             try await Task.sleep(for: .milliseconds(500))
-            #expect(try sink.received().count == 3, "each event mails once")
+            #expect(try sink.received().count == 4, "each event mails once")
         }
     }
 

@@ -35,6 +35,7 @@ struct SQLiteServerTests {
     @Test func shareLinks() async throws { try await ShareScenarios.linkLifecycle(.sqlite) }
     @Test func theftReport() async throws { try await ReportScenarios.printable(.sqlite) }
     @Test func beaconPaste() async throws { try await BeaconPasteScenarios.parse(.sqlite) }
+    @Test func bikeDates() async throws { try await DateScenarios.reminders(.sqlite) }
 }
 
 @Suite("Server on PostgreSQL", .enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
@@ -71,4 +72,5 @@ struct PostgresServerTests {
     @Test func shareLinks() async throws { try await ShareScenarios.linkLifecycle(.postgres) }
     @Test func theftReport() async throws { try await ReportScenarios.printable(.postgres) }
     @Test func beaconPaste() async throws { try await BeaconPasteScenarios.parse(.postgres) }
+    @Test func bikeDates() async throws { try await DateScenarios.reminders(.postgres) }
 }

@@ -7,7 +7,9 @@ enum NotificationEmail {
     static func message(_ notification: OwnerNotification, to address: String, options: MailOptions, deliveryID: Int64,
                         now: Int64) -> MailMessage {
         let bikeLink = "\(options.publicURL)/#bike=\(notification.bikeId)"
-        var facts: [(String, String)] = [("When", notification.time)]
+        var facts: [(String, String)] = notification.event == .reminder
+            ? [("What", notification.dateName ?? ""), ("Due", notification.due ?? "")]
+            : [("When", notification.time)]
         if let place = notification.place { facts.append(("Where", place)) }
         if let zone = notification.zone { facts.append(("How close", zone)) }
         var mapLink: String?
@@ -16,7 +18,9 @@ enum NotificationEmail {
         }
         let summary = notification.count > 1
             ? "This sums up \(notification.count) events in the last few minutes; this is the latest." : nil
-        let closing = "You get this because your bike is marked missing. Turn email notifications off in the dashboard's settings."
+        let closing = (notification.event == .reminder
+            ? "You get this because you asked to be reminded of this date; change or delete it on the bike's page."
+            : "You get this because your bike is marked missing.") + " Turn email notifications off in the dashboard's settings."
 
         var text = [notification.headline + ".", ""]
         if let summary { text += [summary, ""] }

@@ -53,7 +53,7 @@ struct WebhookWorker: Service {
         }
     }
 
-    /// When the earliest pending delivery (webhook or notification) is due, if any.
+    /// When the earliest pending delivery (webhook, notification or date reminder) is due, if any.
     private func nextAttempt() async throws -> Int64? {
         try await database.withSession { db in
             try await db.raw("""
@@ -61,6 +61,8 @@ struct WebhookWorker: Service {
                   SELECT MIN(next_attempt_ms) AS next FROM deliveries WHERE delivered_ms IS NULL AND failed_ms IS NULL
                   UNION ALL
                   SELECT MIN(next_attempt_ms) AS next FROM notification_deliveries WHERE delivered_ms IS NULL AND failed_ms IS NULL
+                  UNION ALL
+                  SELECT MIN(remind_ms) AS next FROM bike_dates WHERE reminder = 'scheduled'
                 ) pending
                 """).first()?.decode(column: "next", as: Int64?.self)
         }

@@ -306,8 +306,9 @@ async function selectBike(id) {
   const bike = state.bikes.find((b) => b.id === id);
   $("sightings-hint").hidden = true; $("sightings-panel").hidden = false;
   $("sightings-bike").textContent = bike ? bike.name : "";
+  $("bike-contact").textContent = bike && bike.recoveryContact ? `Breakdown or recovery: ${bike.recoveryContact}` : "";
   if (bike && bike.missing) openLostMode(bike, { focus: false });
-  await loadSightings();
+  await Promise.all([loadSightings(), loadDates()]);
   $("sightings-bike").setAttribute("tabindex", "-1"); $("sightings-bike").focus();
 }
 

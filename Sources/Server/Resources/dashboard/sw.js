@@ -5,7 +5,7 @@
 const SHELL = "bikebeacon-shell-v1";
 /** The owner's bikes and sightings as last loaded; the page deletes it on log-out. */
 const DATA = "bikebeacon-data";
-const SHELL_FILES = ["/", "/dashboard/app.js", "/dashboard/trail.js", "/dashboard/lostmode.js", "/dashboard/style.css", "/dashboard/config.json", "/dashboard/manifest.webmanifest",
+const SHELL_FILES = ["/", "/dashboard/app.js", "/dashboard/trail.js", "/dashboard/lostmode.js", "/dashboard/dates.js", "/dashboard/style.css", "/dashboard/config.json", "/dashboard/manifest.webmanifest",
   "/dashboard/icon.svg", "/dashboard/icon-192.png", "/leaflet/leaflet.js", "/leaflet/leaflet.css"];
 /** Set on a response answered from the cache: when it was fetched, so the page can say how old it is. */
 const CACHED_AT = "X-Bikebeacon-Cached-At";
@@ -72,7 +72,9 @@ function notificationText(push) {
   const title = {
     departed: `${bike} left ${place}`,
     recovered: `${bike} was marked recovered`,
+    reminder: `${bike}: ${push.dateName || "a date"} is due on ${push.due || "a day you set"}`,
   }[push.event] || `${bike} was seen at ${place}`;
+  if (push.event === "reminder") return { title, body: "Open the bike to change the date or its reminder" };
   const time = push.time ? new Date(push.time) : null;
   const parts = [];
   if (push.count > 1) parts.push(`${push.count} events`);
