@@ -883,6 +883,8 @@ async def app_checks(page, browser, base, artifacts, checks):
                   "with the network cut, the dashboard still opens and lists the bikes last loaded")
     checks.expect(await page.wait_for("document.querySelectorAll('#sightings tbody tr').length === 3"),
                   "with the network cut, the bike's last loaded sightings are readable")
+    checks.expect(await page.wait_for("document.querySelector('#dates li')?.textContent.startsWith('Insurance renewal')"),
+                  "and so are its dates")
     banner = await page.wait_for("!document.getElementById('offline').hidden && document.getElementById('offline').textContent")
     checks.expect(banner and banner.startswith("Offline: showing what was last loaded"), f"the page says it is offline ({banner!r})")
     checks.expect(await page.wait_for("!document.getElementById('map').hasAttribute('hidden') && document.querySelectorAll('#map circle').length === 2"),

@@ -26,7 +26,7 @@ self.addEventListener("activate", (event) => {
 /** The owner's readable data: the bikes and a bike's sightings (not exports, not the live stream). */
 function isOwnerData(url) {
   return url.pathname === "/v1/bikes" || url.pathname === "/v1/account" || url.pathname === "/v1/account/notifications"
-    || (/^\/v1\/bikes\/[^/]+\/sightings$/.test(url.pathname) && !url.searchParams.has("format"));
+    || (/^\/v1\/bikes\/[^/]+\/(sightings|dates)$/.test(url.pathname) && !url.searchParams.has("format"));
 }
 
 function isShell(url) {
