@@ -120,6 +120,9 @@ public enum SentinelRunner {
                 case let .live(scanner), let .replay(scanner):
                     var isReplay = false
                     if case .replay = source { isReplay = true }
+                    // "Find my tag" is about the tags here now: live only.
+                    let nearby = isReplay ? nil : NearbyListener(server: server, logger: logger.labelled("bikebeacon.find-my-tag"))
+                    if let nearby { group.addTask { await nearby.run(sleep: { try await Task.sleep(for: .seconds($0)) }) } }
                     // Live, scanning starts at once with the saved list while the server is asked
                     // (start-up must not wait on the network); a replay, over in moments, needs
                     // the server's answer first.
@@ -130,7 +133,7 @@ public enum SentinelRunner {
                         await sync.run(interval: configuration.listRefreshInterval, clock: now, sleep: { try await Task.sleep(for: .seconds($0)) })
                     }
                     created = try await scan(scanner, replay: isReplay, configuration: configuration, outbox: outbox, sync: sync,
-                                             stats: stats, mqtt: mqtt, roaming: roaming, clock: clock, group: &group, logger: logger)
+                                             stats: stats, mqtt: mqtt, roaming: roaming, nearby: nearby, clock: clock, group: &group, logger: logger)
                 }
                 if case .live = source {} else {
                     try await waitUntilDrained(outbox, timeout: drainTimeout)
@@ -159,7 +162,7 @@ public enum SentinelRunner {
 
     /// Feeds advertisements (and, live, clock ticks) through the core; returns sightings created.
     private static func scan(_ scanner: any Scanning.Scanner, replay: Bool, configuration: SentinelConfiguration, outbox: Outbox,
-                             sync: MissingListSync, stats: Stats, mqtt: MQTTBridge?, roaming: Roaming?, clock: LiveClock,
+                             sync: MissingListSync, stats: Stats, mqtt: MQTTBridge?, roaming: Roaming?, nearby: NearbyListener?, clock: LiveClock,
                              group: inout ThrowingTaskGroup<Void, any Error>, logger: Logger) async throws -> Int {
         var core = SentinelCore(ownBikes: configuration.ownBikes, registry: await sync.registry,
                                 tracking: TrackerConfiguration(proximity: configuration.proximity),
@@ -243,6 +246,7 @@ public enum SentinelRunner {
                     let time = clock.now
                     for i in batch.indices { batch[i].time = time }
                 }
+                nearby?.hear(batch)
                 await stats.advertisements(batch.count, matched: batch.count(where: { core.registry.contains($0.beacon) }))
                 for advertisement in batch {
                     lastTime = max(lastTime, advertisement.time)

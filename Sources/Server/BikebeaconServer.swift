@@ -56,6 +56,7 @@ public enum BikebeaconServer {
         BikeDateRoutes.add(to: callers, state: state)
         ReportRoutes.add(to: callers, state: state)
         SentinelRoutes.add(to: callers, state: state)
+        NearbyRoutes.add(to: callers, state: state)
         EventRoutes.add(to: callers, state: state)
         DashboardRoutes.add(to: router, options: options, logger: logger)
         PushRoutes.add(to: router, callers: callers, state: state)

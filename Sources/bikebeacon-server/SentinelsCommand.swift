@@ -13,6 +13,8 @@ struct Sentinels: AsyncParsableCommand {
         @Option(parsing: .unconditional) var longitude: Double?
         @Flag(help: "A sentinel that moves (a van, a bus): no fixed place; its sightings carry the position its GPS gives.")
         var roaming = false
+        @Option(help: "The e-mail of the account whose home sentinel this is: on that owner's request (\"Find my tag\" on the dashboard) it reports the tags it hears for two minutes.")
+        var owner: String?
         @OptionGroup var database: DatabaseOption
 
         func validate() throws {
@@ -25,7 +27,8 @@ struct Sentinels: AsyncParsableCommand {
 
         func run() async throws {
             let (sentinel, token) = try await database.with { db in
-                try await SentinelStore(database: db).add(name: name, latitude: latitude, longitude: longitude, now: ServerOptions.wallClock())
+                try await SentinelStore(database: db).add(name: name, latitude: latitude, longitude: longitude, ownerEmail: owner,
+                                                          now: ServerOptions.wallClock())
             }
             if let latitude = sentinel.latitude, let longitude = sentinel.longitude {
                 print("enrolled sentinel '\(sentinel.name)' at \(latitude), \(longitude); its token (shown once):")

@@ -54,8 +54,12 @@ import Yams
                                                createdAt: "2026-11-21T09:00:00.000Z")
     static let notification = OwnerNotification(event: .arrived, bikeId: "b1", bikeName: "Commuter", ownerId: "a1",
                                                 place: "Cafe Rosa", latitude: 52.0907, longitude: 5.1214,
-                                                time: "2026-11-21T10:00:00.000Z", zone: "near", count: 2)
+                                                time: "2026-11-21T10:00:00.000Z", zone: "near", count: 2,
+                                                dateName: "Insurance renewal", due: "2026-12-01")
     static let missing = MissingBeacon(MissingBike(beacon: beacon, description: description))
+    static let date = BikeDate(id: "d1", bikeId: "b1", name: "Insurance renewal", due: "2026-12-01", remindDaysBefore: 14,
+                               timeZone: "Europe/Amsterdam", remindAt: "2026-11-17T08:00:00.000Z", reminder: "sent",
+                               remindedAt: "2026-11-17T08:00:00.000Z")
 
     static let share = Share(id: "sh1", bikeId: "b1", label: "Police case 1234", includeNotes: true, createdAt: "2026-11-21T09:00:00.000Z",
                              expiresAt: "2026-11-24T09:00:00.000Z", revokedAt: "2026-11-22T09:00:00.000Z", status: "revoked", views: 3,
@@ -113,7 +117,7 @@ import Yams
             Sample("AccountExport", AccountExport(account: Account(id: "a1", email: "ana@example.org"), createdAt: "2026-11-20T09:00:00.000Z",
                                                   exportedAt: "2026-11-22T09:00:00.000Z", webhookUrl: "https://hooks.example.org/bike",
                                                   bikes: [bike], sightings: [record], notifications: NotificationSettings(push: true, email: false),
-                                                  pushSubscriptions: [subscription], sessions: [session], shares: [share]),
+                                                  pushSubscriptions: [subscription], sessions: [session], shares: [share], dates: [date]),
                    minimal: AccountExport(account: Account(id: "a1", email: "ana@example.org"), createdAt: "2026-11-20T09:00:00.000Z",
                                           exportedAt: "2026-11-22T09:00:00.000Z", webhookUrl: nil, bikes: [], sightings: [],
                                           notifications: NotificationSettings(), pushSubscriptions: [], sessions: [])),
@@ -131,6 +135,21 @@ import Yams
                    minimal: SharedBike(name: "Commuter", make: "", model: "", colour: "", frameNumber: "", engineNumber: "", notes: nil,
                                        missing: false, missingSince: nil, expiresAt: "2026-11-24T09:00:00.000Z", sightings: [])),
             Sample("AccountDeletion", AccountDeletion(password: "correct horse battery")),
+            Sample("BikeDateRequest", BikeDateRequest(name: "Insurance renewal", due: "2026-12-01", remindDaysBefore: 14, timeZone: "Europe/Amsterdam"),
+                   minimal: BikeDateRequest(name: "Service", due: "2027-03-01")),
+            Sample("BikeDate", date, minimal: BikeDate(id: "d2", bikeId: "b1", name: "Service", due: "2027-03-01", remindDaysBefore: 7,
+                                                       timeZone: "UTC", remindAt: "2027-02-22T09:00:00.000Z", reminder: "scheduled", remindedAt: nil)),
+            Sample("BikeDateList", BikeDateList(dates: [date])),
+            Sample("HomeSentinel", HomeSentinel(id: "s1", name: "Home", listeningUntil: "2026-11-21T10:02:00.000Z"),
+                   minimal: HomeSentinel(id: "s1", name: "Home", listeningUntil: nil)),
+            Sample("HomeSentinelList", HomeSentinelList(sentinels: [HomeSentinel(id: "s1", name: "Home", listeningUntil: "2026-11-21T10:02:00.000Z")])),
+            Sample("NearbyBeacon", NearbyBeacon(beacon: beacon, rssi: -52, count: 9, heardAt: "2026-11-21T10:00:03.000Z", bike: "Commuter"),
+                   minimal: NearbyBeacon(beacon: beacon, rssi: -80, count: 1, heardAt: "2026-11-21T10:00:03.000Z")),
+            Sample("NearbyBeacons", NearbyBeacons(listeningUntil: "2026-11-21T10:02:00.000Z",
+                                                  beacons: [NearbyBeacon(beacon: beacon, rssi: -52, count: 9, heardAt: "2026-11-21T10:00:03.000Z", bike: "Commuter")]),
+                   minimal: NearbyBeacons(listeningUntil: nil, beacons: [])),
+            Sample("ListenRequest", ListenRequest(listeningUntil: "2026-11-21T10:02:00.000Z")),
+            Sample("NearbyReport", NearbyReport(beacons: [.init(beacon: beacon, rssi: -52, count: 9)])),
             Sample("SightingPage", SightingPage(sightings: [record], nextCursor: "1763719500000~s1"),
                    minimal: SightingPage(sightings: [], nextCursor: nil)),
             Sample("NotificationEvent", event, minimal: eventWithoutDistance),

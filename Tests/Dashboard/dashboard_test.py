@@ -21,6 +21,7 @@ import importlib.util
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -506,6 +507,7 @@ async def scenario(page, browser, base, server, database, downloads, artifacts, 
     await paste_checks(page, checks)
     await theft_checks(page, browser, base, artifacts, checks, token)
     await dates_checks(page, checks)
+    await find_tag_checks(page, base, server, database, email, artifacts, checks)
     await app_checks(page, browser, base, artifacts, checks)
     violations = await page.js("window.__csp")
     checks.expect(violations == [], f"nothing the dashboard does breaks its Content-Security-Policy ({violations})")
@@ -729,6 +731,55 @@ async def dates_checks(page, checks):
     await page.js("document.querySelector('#dates li:last-child button').click()")
     left = await page.wait_for("document.querySelectorAll('#dates li').length === 1 && document.querySelector('#dates li').textContent")
     checks.expect(left and left.startswith("Insurance renewal"), f"deleting a date removes it ({left!r})")
+
+
+async def find_tag_checks(page, base, server, database, email, artifacts, checks):
+    """"Find my tag": the operator enrols the owner's home sentinel; the live sentinel runs against BlueZ (python-dbusmock's
+    bluez5 template with two iBeacons whose RSSI wanders, scripts/bluez-mock); the owner presses Find my tag, sees the tags
+    it hears, loudest first, and picks one into the bike form, which ends the listening."""
+    enrolled = subprocess.run([server, "sentinels", "add", "--name", "Ann's home", "--latitude", "52.5", "--longitude", "13.4",
+                               "--owner", email, "--database", database], capture_output=True, text=True)
+    checks.expect(enrolled.returncode == 0, f"sentinels add --owner enrols a home sentinel ({enrolled.stderr.strip()})")
+    token = enrolled.stdout.strip().splitlines()[-1]
+    work = tempfile.mkdtemp(prefix="bikebeacon-home-sentinel-")
+    config = os.path.join(work, "sentinel.yaml")
+    with open(config, "w") as f:
+        f.write(f"server:\n  url: {base}\n  token: {token}\nstateDirectory: {work}/state\nscanner:\n  backend: dbus\n  adapter: hci0\n")
+    bikebeacon = os.path.join(os.path.dirname(server), "bikebeacon")
+    log = open(os.path.join(artifacts, "home-sentinel.log"), "w")
+    sentinel = subprocess.Popen(["scripts/bluez-mock", bikebeacon, "sentinel", "--config", config], stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    try:
+        await page.js("window.__beforeReload = true")
+        await page.send("Page.reload")
+        shown = await page.wait_for("!window.__beforeReload && !document.getElementById('find-tag').hidden && "
+                                    "document.getElementById('find-tag-sentinel').selectedOptions[0]?.textContent")
+        checks.expect(shown == "Ann's home", f"the bike form offers Find my tag with the owner's home sentinel ({shown!r})")
+        await asyncio.sleep(3)  # the sentinel starts, and holds its request open at the server
+        await page.js("document.getElementById('find-tag-sentinel').scrollIntoView()")
+        started = time.monotonic()
+        await page.js("document.getElementById('find-tag-start').click()")
+        tags = await page.wait_for("document.querySelectorAll('#find-tag-list li').length >= 2 && "
+                                   "[...document.querySelectorAll('#find-tag-list li')].map((li) => li.dataset.tag)", timeout=20)
+        elapsed = time.monotonic() - started
+        wanted = ["494E5445-4C4C-495F-524F-434B535F4857:20597:62207", "426C7565-4368-6172-6D42-6561636F6E73:3838:4949"]
+        checks.expect(tags and sorted(tags) == sorted(wanted),
+                      f"Find my tag lists the two tags the home sentinel hears ({tags}, {elapsed:.1f} s after pressing it)")
+        print(f"  measure: Find my tag pressed -> both tags listed: {elapsed:.2f} s")
+        await accessible(page, "the bike form with the tags Find my tag heard", checks)
+        await page.js(f"document.querySelector('#find-tag-list li[data-tag=\"{wanted[1]}\"] button').click()")
+        filled = await page.wait_for("document.getElementById('find-tag-status').textContent.includes('is in the form') && "
+                                     "[document.getElementById('bike-uuid').value, document.getElementById('bike-major').value, "
+                                     "document.getElementById('bike-minor').value]")
+        checks.expect(filled == ["426C7565-4368-6172-6D42-6561636F6E73", "3838", "4949"], f"picking a tag puts it in the bike form ({filled})")
+        home = await page.js("api('GET', '/v1/account/sentinels').then((r) => r.sentinels[0])")
+        checks.expect(home and home.get("listeningUntil") is None, f"picking a tag ends the listening at once ({home})")
+        await page.js("resetBikeForm()")
+    finally:
+        os.killpg(sentinel.pid, signal.SIGTERM)
+        sentinel.wait(15)
+        log.close()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 async def cookies(page):

@@ -16,6 +16,8 @@ public actor EventSignal {
     public enum Channel: Hashable, Sendable {
         case account(String)
         case deliveries
+        /// A home sentinel's owner asked what it hears ("Find my tag").
+        case sentinel(String)
     }
 
     /// Bumped by `signalAll`: when this process may have missed signals (a lost listener connection).

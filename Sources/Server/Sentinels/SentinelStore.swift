@@ -34,7 +34,8 @@ public struct SentinelStore: Sendable {
 
     /// Enrols a sentinel and returns it with its token; the token is shown once and stored only as a digest.
     /// Without latitude and longitude it is a roaming sentinel: its sightings carry their own position.
-    public func add(name: String, latitude: Double?, longitude: Double?, now: Int64) async throws -> (Sentinel, token: String) {
+    /// With `ownerEmail` it is that owner's home sentinel: on their request ("Find my tag") it tells them the tags it hears.
+    public func add(name: String, latitude: Double?, longitude: Double?, ownerEmail: String? = nil, now: Int64) async throws -> (Sentinel, token: String) {
         let name = name.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty, name.count <= 100 else { throw SentinelError.invalid("a sentinel needs a name of 1 to 100 characters") }
         guard (latitude == nil) == (longitude == nil) else {
@@ -49,11 +50,19 @@ public struct SentinelStore: Sendable {
             guard try await db.raw("SELECT id FROM sentinels WHERE name = \(bind: name)").first() == nil else {
                 throw SentinelError.nameTaken(name)
             }
+            var owner: String?
+            if let ownerEmail {
+                let email = ownerEmail.trimmingCharacters(in: .whitespaces).lowercased()
+                owner = try await db.raw("SELECT id FROM accounts WHERE email = \(bind: email)").first()?.decode(column: "id", as: String.self)
+                guard owner != nil else {
+                    throw SentinelError.invalid("no account with the e-mail '\(email)'; the owner signs up on the dashboard first")
+                }
+            }
             // A roaming sentinel's place columns (NOT NULL since the first schema) hold 0 and are never read.
             try await db.raw("""
-                INSERT INTO sentinels (id, name, token_hash, latitude, longitude, roaming, revoked_ms, created_ms)
+                INSERT INTO sentinels (id, name, token_hash, latitude, longitude, roaming, revoked_ms, created_ms, owner_id)
                 VALUES (\(bind: sentinel.id), \(bind: name), \(bind: Tokens.digest(token)), \(bind: latitude ?? 0),
-                  \(bind: longitude ?? 0), \(bind: latitude == nil ? 1 : 0), NULL, \(bind: now))
+                  \(bind: longitude ?? 0), \(bind: latitude == nil ? 1 : 0), NULL, \(bind: now), \(bind: owner))
                 """).run()
         }
         return (sentinel, token)

@@ -152,6 +152,16 @@ enum Migrations {
             "CREATE INDEX bike_dates_bike ON bike_dates (bike_id, due)",
             "CREATE INDEX bike_dates_due ON bike_dates (reminder, remind_ms)",
         ]),
+        // Home sentinels (an owner's, for "Find my tag"): who owns one, until when it reports the tags it hears, and what it heard.
+        common(65, [
+            "ALTER TABLE sentinels ADD COLUMN owner_id TEXT REFERENCES accounts(id) ON DELETE SET NULL",
+            "ALTER TABLE sentinels ADD COLUMN listen_until_ms BIGINT",
+            """
+            CREATE TABLE nearby_beacons (sentinel_id TEXT NOT NULL REFERENCES sentinels(id) ON DELETE CASCADE,
+              beacon_uuid TEXT NOT NULL, beacon_major BIGINT NOT NULL, beacon_minor BIGINT NOT NULL, rssi BIGINT NOT NULL,
+              count BIGINT NOT NULL, heard_ms BIGINT NOT NULL, PRIMARY KEY (sentinel_id, beacon_uuid, beacon_major, beacon_minor))
+            """,
+        ]),
     ]
 
     /// Password-reset and email-verification tokens (#9, email). Version 30: see step 20.

@@ -36,6 +36,7 @@ struct SQLiteServerTests {
     @Test func theftReport() async throws { try await ReportScenarios.printable(.sqlite) }
     @Test func beaconPaste() async throws { try await BeaconPasteScenarios.parse(.sqlite) }
     @Test func bikeDates() async throws { try await DateScenarios.reminders(.sqlite) }
+    @Test func findMyTag() async throws { try await NearbyScenarios.findMyTag(.sqlite) }
 }
 
 @Suite("Server on PostgreSQL", .enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
@@ -73,4 +74,5 @@ struct PostgresServerTests {
     @Test func theftReport() async throws { try await ReportScenarios.printable(.postgres) }
     @Test func beaconPaste() async throws { try await BeaconPasteScenarios.parse(.postgres) }
     @Test func bikeDates() async throws { try await DateScenarios.reminders(.postgres) }
+    @Test func findMyTag() async throws { try await NearbyScenarios.findMyTag(.postgres) }
 }

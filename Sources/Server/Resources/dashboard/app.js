@@ -701,6 +701,7 @@ async function showApp() {
   await loadBikes();
   loadNotificationSettings();
   loadSessions();
+  loadHomeSentinels();
   if (!state.events) followEvents();
   // `/?bike=ID` (notifications, this page) or `/#bike=ID` (the links in notification emails).
   const wanted = new URLSearchParams(location.search).get("bike") || new URLSearchParams(location.hash.slice(1)).get("bike");

@@ -5,7 +5,7 @@
 const SHELL = "bikebeacon-shell-v1";
 /** The owner's bikes and sightings as last loaded; the page deletes it on log-out. */
 const DATA = "bikebeacon-data";
-const SHELL_FILES = ["/", "/dashboard/app.js", "/dashboard/trail.js", "/dashboard/lostmode.js", "/dashboard/dates.js", "/dashboard/style.css", "/dashboard/config.json", "/dashboard/manifest.webmanifest",
+const SHELL_FILES = ["/", "/dashboard/app.js", "/dashboard/trail.js", "/dashboard/lostmode.js", "/dashboard/dates.js", "/dashboard/findtag.js", "/dashboard/style.css", "/dashboard/config.json", "/dashboard/manifest.webmanifest",
   "/dashboard/icon.svg", "/dashboard/icon-192.png", "/leaflet/leaflet.js", "/leaflet/leaflet.css"];
 /** Set on a response answered from the cache: when it was fetched, so the page can say how old it is. */
 const CACHED_AT = "X-Bikebeacon-Cached-At";
