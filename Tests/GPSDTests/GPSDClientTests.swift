@@ -91,6 +91,8 @@ import TestSupport
     @Test func gpsdNotRunningIsRetriedUntilItIs() async throws {
         // A port nothing listens on yet, held by a socket bound without listening: connections are
         // refused, and no other test's server can take the port meanwhile (one did, on a busy run).
+        // The same socket then becomes gpsd's: closing it and binding again left a gap in which another
+        // test's outgoing connection took the port as its own (EADDRINUSE, on a busy run).
         let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         try #require(holder >= 0)
         var address = sockaddr_in()
@@ -109,7 +111,6 @@ import TestSupport
         let task = Task { await client.run { position in positions.box.withLockedValue { $0.append(position) } } }
         try await Task.sleep(for: .milliseconds(400))
         #expect(client.connections == 0)
-        close(holder)
         let line = Array(#"{"class":"TPV","mode":2,"lat":52.09,"lon":5.12,"eph":8.0}"#.utf8) + [UInt8(ascii: "\n")]
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -118,7 +119,7 @@ import TestSupport
                     try channel.pipeline.syncOperations.addHandler(ScriptedPeer(scripts: NIOLockedValueBox([[line]]), received: NIOLockedValueBox([])))
                 }
             }
-            .bind(host: "127.0.0.1", port: port).get()
+            .withBoundSocket(holder).get()
         #expect(try await eventually(within: 90) { !positions.all.isEmpty })
         task.cancel()
         await task.value
