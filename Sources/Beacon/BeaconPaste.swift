@@ -148,7 +148,9 @@ public enum BeaconPaste {
         var numbers: [String] = []
         var index = start
         while index < characters.count {
-            guard characters[index].isNumber else { index += 1; continue }
+            // A number that is no digit (`¾`, `²`, `Ⅻ`) is skipped like any other character: the scan
+            // below takes digits only, so starting at one would not move (a fuzzed paste hung here).
+            guard characters[index].isNumber, characters[index].isHexDigit else { index += 1; continue }
             var end = index
             while end < characters.count, characters[end].isHexDigit || characters[end] == "x" { end += 1 }
             let negative = index > 0 && characters[index - 1] == "-" && (index < 2 || !characters[index - 2].isHexDigit)

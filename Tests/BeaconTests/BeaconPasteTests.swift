@@ -36,6 +36,22 @@ struct BeaconPasteTests {
         #expect(try BeaconPaste.parse(line) == Self.blueCharm)
     }
 
+    /// Numbers that are no digits between the UUID and its major and minor are passed over; they
+    /// hung the parser once (a fuzzer's find: `¾` after a UUID), hence the time limit.
+    @Test(.timeLimit(.minutes(1)), arguments: [
+        "494e5445-4c4c-495f-524f-434b535f4857 ¾ 20597 62207",
+        "494E5445-4C4C-495F-524F-434B535F4857² 20597 Ⅻ 62207",
+    ])
+    func numbersThatAreNoDigitsArePassedOver(_ text: String) throws {
+        #expect(try BeaconPaste.parse(text) == Self.intel)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func theFuzzersHangingPasteGetsAnAnswer() {
+        let bytes: [UInt8] = Array("'uuui\u{06}major494e5445-4c4c-495f-524f-434b535f485d".utf8) + [0x8d, 0xc2, 0xbe, 0x1f, 0x00, 0x04, 0x00]
+        #expect(throws: BeaconPaste.Failure.self) { try BeaconPaste.parse(String(decoding: bytes, as: UTF8.self)) }
+    }
+
     @Test(arguments: [
         ("", BeaconPaste.Failure.empty),
         ("my blue bike", .noUUID),
