@@ -18,7 +18,7 @@ enum BikeDateRoutes {
                 throw APIError(.conflict, "too_many_dates", "a bike has at most \(BikeDateStore.maxPerBike) dates; delete one first")
             }
             guard let created else { throw APIError.bikeNotFound }
-            await wakeReminders(created, state: state)
+            await wakeReminders(entry, state: state)
             return try JSONResponse.make(created, status: .created)
         }
 
@@ -35,7 +35,7 @@ enum BikeDateRoutes {
             guard let id = context.parameters.get("date"), id.count <= 64,
                   let updated = try await dates.update(id: id, bikeID: try BikeRoutes.bikeID(context), owner: owner, entry: entry, now: state.now)
             else { throw notFound }
-            await wakeReminders(updated, state: state)
+            await wakeReminders(entry, state: state)
             return try JSONResponse.make(updated)
         }
 
@@ -71,8 +71,9 @@ enum BikeDateRoutes {
     }
 
     /// A reminder due already (a date saved close to its day) goes out now, not at the worker's next idle check.
-    private static func wakeReminders(_ date: BikeDate, state: ServerState) async {
-        guard date.reminder == "scheduled", let at = Timestamp.parse(date.remindAt), at <= state.now else { return }
+    private static func wakeReminders(_ entry: BikeDateStore.Entry, state: ServerState) async {
+        let now = state.now
+        guard entry.state(now: now) == "scheduled", entry.remindAt() <= now else { return }
         await state.database.events.signal(.deliveries)
     }
 }

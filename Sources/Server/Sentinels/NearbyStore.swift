@@ -1,4 +1,3 @@
-import Beacon
 import BikebeaconAPI
 import Foundation
 import SQLKit
@@ -55,22 +54,21 @@ struct NearbyStore: Sendable {
 
     /// Whether a sentinel is asked to listen now: nil when it is no owner's home sentinel (it is never asked).
     func listening(sentinelID: String, now: Int64) async throws -> Int64?? {
-        try await database.withSession { db in
-            guard let row = try await db.raw("""
-                SELECT listen_until_ms FROM sentinels WHERE id = \(bind: sentinelID) AND owner_id IS NOT NULL
-                """).first() else { return nil }
-            let until = try row.decode(column: "listen_until_ms", as: Int64?.self)
-            return .some(until.flatMap { $0 > now ? $0 : nil })
-        }
+        try await database.withSession { try await Self.listening(sentinelID: sentinelID, now: now, in: $0) }
+    }
+
+    private static func listening(sentinelID: String, now: Int64, in db: any SQLDatabase) async throws -> Int64?? {
+        guard let row = try await db.raw("""
+            SELECT listen_until_ms FROM sentinels WHERE id = \(bind: sentinelID) AND owner_id IS NOT NULL
+            """).first() else { return nil }
+        let until = try row.decode(column: "listen_until_ms", as: Int64?.self)
+        return .some(until.flatMap { $0 > now ? $0 : nil })
     }
 
     /// Takes a sentinel's report while it is asked to listen; false (nothing stored) when it is not.
     func record(_ report: NearbyReport, sentinelID: String, now: Int64) async throws -> Bool {
         try await database.transaction { db in
-            let until = try await db.raw("""
-                SELECT listen_until_ms FROM sentinels WHERE id = \(bind: sentinelID) AND owner_id IS NOT NULL
-                """).first()?.decode(column: "listen_until_ms", as: Int64?.self)
-            guard let until, until > now else { return false }
+            guard let window = try await Self.listening(sentinelID: sentinelID, now: now, in: db), window != nil else { return false }
             for heard in report.beacons {
                 try await db.raw("""
                     INSERT INTO nearby_beacons (sentinel_id, beacon_uuid, beacon_major, beacon_minor, rssi, count, heard_ms)
@@ -98,11 +96,10 @@ struct NearbyStore: Sendable {
                   AND b.beacon_major = n.beacon_major AND b.beacon_minor = n.beacon_minor
                 WHERE n.sentinel_id = \(bind: sentinelID) ORDER BY n.rssi DESC, n.beacon_uuid, n.beacon_major, n.beacon_minor
                 """).all().map { row -> NearbyBeacon in
-                guard let uuid = UUID(uuidString: try row.decode(column: "beacon_uuid", as: String.self)),
-                      let major = UInt16(exactly: try row.decode(column: "beacon_major", as: Int.self)),
-                      let minor = UInt16(exactly: try row.decode(column: "beacon_minor", as: Int.self))
-                else { throw StorageError.corruptRow("a nearby beacon's identity cannot be read back") }
-                return NearbyBeacon(beacon: BeaconID(uuid: uuid, major: major, minor: minor), rssi: try row.decode(column: "rssi", as: Int.self),
+                guard let beacon = try MissingListStore.beacon(row) else {
+                    throw StorageError.corruptRow("a nearby beacon's identity cannot be read back")
+                }
+                return NearbyBeacon(beacon: beacon, rssi: try row.decode(column: "rssi", as: Int.self),
                                     count: try row.decode(column: "count", as: Int.self),
                                     heardAt: Timestamp.format(milliseconds: try row.decode(column: "heard_ms", as: Int64.self)),
                                     bike: try row.decode(column: "bike", as: String?.self))
