@@ -42,10 +42,21 @@ public enum LeaveOneOut {
         }
     }
 
+    /// The folds, and the same rule applied to every dataset at once.
+    public struct Outcome: Sendable {
+        public var folds: [Fold]
+        /// The rule's choice on all the datasets: what the product should ship.
+        public var chosenOnAll: ProximityConfiguration
+        /// That choice's worst margin over the datasets it was chosen on: no candidate that flaps
+        /// no more than the anchors does better on all of them at once, even fitted to them, so
+        /// a target above it is out of this family's reach.
+        public var worstMarginOnAll: Double
+    }
+
     /// Under two-point `calibration` each receiver's fitted exponent replaces the candidates'
     /// (and the anchors' that have one), so the folds choose the rest.
     public static func run(_ datasets: [RSSIDataset], candidates: [ProximityConfiguration] = candidates,
-                           calibration: BenchCalibration = .onePoint) -> [Fold] {
+                           calibration: BenchCalibration = .onePoint) -> Outcome {
         let anchorMethods = ProximityMethod.anchors
         let anchors = datasets.map { ProximityBench.run($0, methods: anchorMethods, calibration: calibration) }
         let standings: [[Standing]] = datasets.indices.map { d in
@@ -57,12 +68,16 @@ public enum LeaveOneOut {
                                 flapRatio: fewest > 0 ? score.flapsPerHour / fewest : (score.flapsPerHour > 0 ? .infinity : 1))
             }
         }
-        return datasets.indices.map { heldOut in
-            let training = datasets.indices.filter { $0 != heldOut }
-            func worstMargin(_ c: Int) -> Double { training.map { standings[$0][c].margin }.min() ?? 0 }
-            func calm(_ c: Int) -> Bool { training.allSatisfy { standings[$0][c].flapRatio <= 1 } }
-            let pool = candidates.indices.filter(calm).isEmpty ? Array(candidates.indices) : candidates.indices.filter(calm)
-            let chosen = pool.max { worstMargin($0) < worstMargin($1) } ?? 0
+        func worstMargin(_ c: Int, on training: [Int]) -> Double { training.map { standings[$0][c].margin }.min() ?? 0 }
+        /// The candidate with the largest worst-case margin on `training`, among those flapping no
+        /// more than the least-flapping anchor there when any does.
+        func choose(on training: [Int]) -> Int {
+            let calm = candidates.indices.filter { c in training.allSatisfy { standings[$0][c].flapRatio <= 1 } }
+            let pool = calm.isEmpty ? Array(candidates.indices) : calm
+            return pool.max { worstMargin($0, on: training) < worstMargin($1, on: training) } ?? 0
+        }
+        let folds = datasets.indices.map { heldOut in
+            let chosen = choose(on: datasets.indices.filter { $0 != heldOut })
             let best = anchors[heldOut].max { $0.total.balancedAccuracy < $1.total.balancedAccuracy }
             let fewest = anchors[heldOut].min { $0.total.flapsPerHour < $1.total.flapsPerHour }
             return Fold(
@@ -71,5 +86,7 @@ public enum LeaveOneOut {
                 fewestFlapsAnchor: fewest?.method ?? .rawLogDistance, fewestFlaps: fewest?.total.flapsPerHour ?? .nan
             )
         }
+        let all = choose(on: Array(datasets.indices))
+        return Outcome(folds: folds, chosenOnAll: candidates[all], worstMarginOnAll: worstMargin(all, on: Array(datasets.indices)))
     }
 }

@@ -44,10 +44,10 @@ struct ProximityBenchCommand: ParsableCommand {
             print("")
         }
         for calibration in BenchCalibration.allCases {
-            let folds = LeaveOneOut.run(datasets, calibration: calibration)
-            print(renderLeaveOneOut(folds, calibration: calibration))
+            let outcome = LeaveOneOut.run(datasets, calibration: calibration)
+            print(renderLeaveOneOut(outcome, datasets: datasets, calibration: calibration))
             print("")
-            summary += zip(datasets, folds).map { dataset, fold in
+            summary += zip(datasets, outcome.folds).map { dataset, fold in
                 let results = ProximityBench.run(dataset, methods: [.v1], calibration: calibration)
                 let ceiling = ThresholdCeiling.run(dataset, calibration: calibration).balancedAccuracy
                 return [dataset.name, calibration.rawValue, fmt(results[0].total.balancedAccuracy * 100, 1) + " / " + fmt(results[0].total.flapsPerHour, 1),
@@ -135,9 +135,9 @@ struct ProximityBenchCommand: ParsableCommand {
         return lines.joined(separator: "\n")
     }
 
-    func renderLeaveOneOut(_ folds: [LeaveOneOut.Fold], calibration: BenchCalibration) -> String {
+    func renderLeaveOneOut(_ outcome: LeaveOneOut.Outcome, datasets: [RSSIDataset], calibration: BenchCalibration) -> String {
         let describe = { (c: ProximityConfiguration) in "n=\(fmt(c.pathLossExponent, 1)), n<1m=\(fmt(c.nearFieldPathLossExponent, 1)), switch at \(fmt(c.zoneSwitchProbability, 1))" }
-        let rows = folds.map { fold -> [String] in
+        let rows = outcome.folds.map { fold -> [String] in
             let s = fold.standing
             return [fold.heldOut, describe(fold.chosen), fmt(s.score.balancedAccuracy * 100, 1),
                     "\(fmt(fold.bestAnchorAccuracy * 100, 1)) \(fold.bestAnchor.rawValue)", fmt(s.margin * 100, 2),
@@ -147,5 +147,23 @@ struct ProximityBenchCommand: ParsableCommand {
         return "bench proximity: leave one dataset out, \(calibration.rawValue) calibration (configuration chosen on the others among: \(candidates)"
             + (calibration == .twoPoint ? "; n is each receiver's fitted exponent where it has one" : "") + ")\n"
             + Table.render(header: ["held out", "chosen on the others", "balanced acc %", "best anchor %", "margin points", "flaps/h", "fewest-flaps anchor"], rows: rows)
+            + "\n" + renderChoiceOnAll(outcome, datasets: datasets, calibration: calibration, describe: describe)
+    }
+
+    /// The rule's choice on every dataset, whether the product ships it, and the best worst-case
+    /// margin any candidate reaches on all of them at once.
+    func renderChoiceOnAll(_ outcome: LeaveOneOut.Outcome, datasets: [RSSIDataset], calibration: BenchCalibration,
+                           describe: (ProximityConfiguration) -> String) -> String {
+        let names = datasets.map(\.name).joined(separator: ", ")
+        let shipped = ProximityConfiguration()
+        var chosen = outcome.chosenOnAll, product = shipped
+        if calibration == .twoPoint { chosen.pathLossExponent = product.pathLossExponent }
+        let verdict = chosen == product
+            ? "the default configuration is this choice"
+            : "the default configuration (\(describe(shipped))) is NOT this choice"
+        return "chosen on all of \(names): \(describe(outcome.chosenOnAll))"
+            + (calibration == .twoPoint ? " (n fitted per receiver)" : "") + "; \(verdict)\n"
+            + "its worst margin over the datasets it was chosen on: \(fmt(outcome.worstMarginOnAll * 100, 2)) points "
+            + "(no candidate flapping no more than the anchors does better on all at once, even fitted to them)"
     }
 }
