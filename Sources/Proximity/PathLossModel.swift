@@ -9,10 +9,10 @@ import Foundation
 
 /// Log-distance path loss with a separate slope inside 1 m: RSSI = P − 10·n·log10(d).
 ///
-/// Real receivers read short ranges weaker than free space predicts (near-field coupling,
-/// antenna patterns and receiver compression): on herald and pcng a phone at 0.2–0.5 m reads
-/// only 0–9 dB above its 1 m power where n = 2 predicts 6–14 dB. One slope for d < 1 m and
-/// another beyond keeps the 1 m calibration (measured power) exact and fits both sides.
+/// Receivers differ most at short range (near-field coupling, antenna patterns, receiver
+/// compression): at 0.2–0.5 m a phone on herald or pcng reads 0–9 dB above its 1 m power, an
+/// AirTag heard by an nRF52840 10 dB and more. One slope for d < 1 m and another beyond keeps
+/// the 1 m calibration (measured power) exact and lets each side be chosen on its own.
 public struct PathLossModel: Sendable, Equatable {
     /// RSSI at 1 m, dBm.
     public var measuredPower: Double

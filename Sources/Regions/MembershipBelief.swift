@@ -11,17 +11,18 @@ import Proximity
 /// The probability that a beacon is within a region's distance limit, filtered reading by
 /// reading: a two-state Bayes filter, the region's counterpart of the estimator's zone filter.
 ///
-/// Each reading's own distance scatters about the truth by `spread` decades (log-normal
-/// shadowing); its likelihood of "inside" is the chance that the truth lies within the limit,
-/// with a share of readings taken as meaningless (deep fades, reflections), so no single
-/// reading enters or leaves. Between readings the belief leaks towards the other state at
-/// `switchRate` per second, which bounds how sure it gets and so how long clear evidence takes
-/// to move it: seconds for a walk out of the door, never for a parked bike's noise. Evidence
-/// is weighted by the time it covers (at most `evidenceInterval` per reading), so a fast
-/// advertiser does not count as more proof than a slow one.
+/// Each reading scatters about the level at the true distance by `scatter` dB (log-normal
+/// shadowing) and is compared with the level at the limit through the estimate's model; its
+/// likelihood of "inside" is the chance that the truth lies within the limit, with a share of
+/// readings taken as meaningless (deep fades, reflections), so no single reading enters or
+/// leaves. Between readings the belief leaks towards the other state at `switchRate` per
+/// second, which bounds how sure it gets and so how long clear evidence takes to move it:
+/// seconds for a walk out of the door, never for a parked bike's noise. Evidence is weighted
+/// by the time it covers (at most `evidenceInterval` per reading), so a fast advertiser does
+/// not count as more proof than a slow one.
 struct MembershipBelief: Sendable {
     struct Settings: Sendable {
-        var spread: Double
+        var scatter: Double
         var switchRate: Double
         var evidenceInterval: Double
         var outlierShare: Double
@@ -35,9 +36,12 @@ struct MembershipBelief: Sendable {
         self.probability = probability
     }
 
-    mutating func update(time: Double, readingDistance: Double, limit: Double, settings: Settings) {
+    /// The model for estimates that carry none (built by hand): one slope of 2, free space.
+    static let freeSpace = PathLossModel(measuredPower: -59, exponent: 2, nearFieldExponent: 2)
+
+    mutating func update(time: Double, readingDistance: Double, limit: Double, model: PathLossModel, settings: Settings) {
         guard readingDistance > 0, limit > 0 else { return }
-        let margin = (log10(limit) - log10(readingDistance)) / settings.spread
+        let margin = (model.rssi(at: readingDistance) - model.rssi(at: limit)) / settings.scatter
         let within = 0.5 * erfc(-margin / 2.0.squareRoot())
         let outlier = settings.outlierShare
         let inside = (1 - outlier) * within + outlier / 2

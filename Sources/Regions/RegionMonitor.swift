@@ -135,7 +135,8 @@ private struct MonitorRules: Sendable {
             if let limit = region.distanceLimit {
                 // A reading's own distance is the fresh evidence; the filtered one when no reading came with it.
                 guard let distance = estimate.readingDistance ?? estimate.distance else { continue }
-                track.memberships[i].belief.update(time: time, readingDistance: distance, limit: limit, settings: beliefSettings)
+                track.memberships[i].belief.update(time: time, readingDistance: distance, limit: limit,
+                                                   model: estimate.model ?? MembershipBelief.freeSpace, settings: beliefSettings)
                 let inside = track.memberships[i].belief.probability
                 if track.memberships[i].inside {
                     // Heard: only the belief can take it out now; the absence timeout is for silence.
@@ -163,7 +164,7 @@ private struct MonitorRules: Sendable {
 
     var beliefSettings: MembershipBelief.Settings {
         MembershipBelief.Settings(
-            spread: configuration.readingSpread,
+            scatter: configuration.readingScatter,
             switchRate: configuration.membershipSwitchRate,
             evidenceInterval: configuration.evidenceInterval,
             outlierShare: configuration.outlierShare

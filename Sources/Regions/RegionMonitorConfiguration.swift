@@ -39,9 +39,9 @@ public struct RegionMonitorConfiguration: Sendable, Equatable {
     public var intervalHistory: Int
     /// For regions with a required zone or distance limit, membership is a Bayes filter over
     /// inside/outside fed by each reading's own distance (see `MembershipBelief`): the one-sigma
-    /// scatter of that distance, in decades (log10 metres). Default 0.4: a factor 2.5, 8 dB at
-    /// path-loss exponent 2, what single BLE readings show indoors (philotuxo).
-    public var readingSpread: Double
+    /// scatter of the reading about the level at the true distance, dB, so it holds whatever the
+    /// path-loss exponent. Default 8 dB, what single BLE readings show indoors (philotuxo).
+    public var readingScatter: Double
     /// Expected membership changes per second of such a region. Default 1/60: people walk in
     /// and out about once a minute at most; it bounds how sure the filter gets, so clear evidence
     /// moves it in seconds while a parked bike's noise never does.
@@ -69,7 +69,7 @@ public struct RegionMonitorConfiguration: Sendable, Equatable {
         coldStartAbsenceTimeout: Double = 30,
         maximumAbsenceTimeout: Double = 120,
         intervalHistory: Int = 32,
-        readingSpread: Double = 0.4,
+        readingScatter: Double = 8,
         membershipSwitchRate: Double = 1.0 / 60,
         membershipProbability: Double = 0.9,
         evidenceInterval: Double = 1,
@@ -86,7 +86,7 @@ public struct RegionMonitorConfiguration: Sendable, Equatable {
         self.coldStartAbsenceTimeout = coldStartAbsenceTimeout
         self.maximumAbsenceTimeout = maximumAbsenceTimeout
         self.intervalHistory = intervalHistory
-        self.readingSpread = readingSpread
+        self.readingScatter = readingScatter
         self.membershipSwitchRate = membershipSwitchRate
         self.membershipProbability = membershipProbability
         self.evidenceInterval = evidenceInterval
@@ -108,7 +108,7 @@ public struct RegionMonitorConfiguration: Sendable, Equatable {
         c.maximumAbsenceTimeout = max(c.minimumAbsenceTimeout, c.maximumAbsenceTimeout)
         c.coldStartAbsenceTimeout = min(c.maximumAbsenceTimeout, max(c.minimumAbsenceTimeout, c.coldStartAbsenceTimeout))
         c.intervalHistory = max(1, c.intervalHistory)
-        c.readingSpread = c.readingSpread > 0 ? c.readingSpread : 0.4
+        c.readingScatter = c.readingScatter > 0 ? c.readingScatter : 8
         c.membershipSwitchRate = max(0, c.membershipSwitchRate)
         c.membershipProbability = min(0.999, max(0.5, c.membershipProbability))
         c.evidenceInterval = c.evidenceInterval > 0 ? c.evidenceInterval : 1

@@ -21,16 +21,17 @@ struct ProximityBenchTests {
         #expect(ours.flapsPerHour * 5 < raw.flapsPerHour, "ours \(ours.flapsPerHour)/h, raw \(raw.flapsPerHour)/h")
     }
 
-    /// On the whole herald and pcng sets (../shared/data/rssi) ours beats the unfiltered
-    /// log-distance method, the best anchor on both (`bench proximity`), by at least 2 points of
-    /// balanced accuracy, and flaps less than room-assistant's Kalman filter. (The slower
-    /// windowed anchors are left to the bench.)
+    /// On the whole herald and pcng sets (../shared/data/rssi) ours is as accurate as the
+    /// unfiltered log-distance method, the best anchor on both (`bench proximity`: 0.5 points
+    /// behind on herald, 4.4 ahead on pcng), while flapping less than room-assistant's Kalman
+    /// filter. Its constants were chosen on five sets, these two among them: v2's lead of 3 and 7
+    /// points here came from constants fitted to these two alone, and did not hold elsewhere.
     @Test(.cpuBound, arguments: ["herald", "pcng"])
-    func oursLeadsEveryAnchorOnTheWholeDataset(name: String) throws {
+    func oursMatchesTheBestAnchorAndFlapsLessOnTheWholeDataset(name: String) throws {
         guard let dataset = try rssiDataset(name, whole: true) else { return }
         let results = ProximityBench.run(dataset, methods: [.ours, .rawLogDistance, .roomAssistant])
         let ours = results[0].total, raw = results[1].total, kalman = results[2].total
-        #expect(ours.balancedAccuracy >= raw.balancedAccuracy + 0.02, "ours \(ours.balancedAccuracy), raw \(raw.balancedAccuracy)")
+        #expect(ours.balancedAccuracy >= raw.balancedAccuracy - 0.01, "ours \(ours.balancedAccuracy), raw \(raw.balancedAccuracy)")
         #expect(ours.flapsPerHour < kalman.flapsPerHour, "ours \(ours.flapsPerHour)/h, room-assistant \(kalman.flapsPerHour)/h")
     }
 

@@ -144,8 +144,8 @@ struct ProximityEstimatorTests {
         }
     }
 
-    /// rxOffset is added to every reading: +6 dB raises the filtered RSSI by 6 dB and halves the
-    /// distance (n = 2).
+    /// rxOffset is added to every reading: +6 dB raises the filtered RSSI by 6 dB and shortens
+    /// the distance by 10^(-6 / 10n) (n = 1.5: to 0.40 of it).
     @Test func rxOffsetShiftsRSSIAndScalesDistance() throws {
         var plain = ProximityEstimator()
         var offset = ProximityEstimator(configuration: .init(rxOffset: 6))
@@ -156,9 +156,10 @@ struct ProximityEstimatorTests {
             b = offset.update(time: Double(time), rssi: -71, measuredPower: -59)
         }
         #expect(try #require(b.filteredRSSI) - #require(a.filteredRSSI) == 6)
-        #expect(abs(try #require(b.distance) / #require(a.distance) - pow(10, -6.0 / 20)) < 1e-9)
-        #expect(a.zone == .far)  // 12 dB under measured power: 3.98 m
-        #expect(b.zone == .near) // 6 dB under: 2 m
+        let n = ProximityConfiguration().pathLossExponent
+        #expect(abs(try #require(b.distance) / #require(a.distance) - pow(10, -6.0 / (10 * n))) < 1e-9)
+        #expect(a.zone == .far)  // 12 dB under measured power: 6.3 m
+        #expect(b.zone == .near) // 6 dB under: 2.5 m
     }
 
     /// The path-loss exponent scales the distance: 12 dB below measured power is 3.98 m at

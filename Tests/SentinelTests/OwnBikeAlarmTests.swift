@@ -11,17 +11,19 @@ import TestSupport
     let bike = OwnBike(name: "commuter", beacon: SentinelCoreTests.own, zone: .near)
     let t0 = 1_763_762_000.0
 
-    /// A tag on a parked bike about 2 m away (measured power -59 dBm), advertising at 1 Hz, RSSI
-    /// noise ±4 dB, each packet lost with probability `loss` (seeded, so the test is repeatable).
+    /// A tag on a parked bike 2 m away by the path-loss model (measured power -59 dBm: -64 dBm
+    /// at n = 1.5), advertising at 1 Hz, RSSI noise ±4 dB, each packet lost with probability
+    /// `loss` (seeded, so the test is repeatable).
     func parked(seconds: Int, loss: Double, seed: UInt64) -> [Advertisement] {
         var state = seed
         func next() -> Double {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Double(state >> 11) / Double(1 << 53)
         }
+        let level = Int(ProximityConfiguration().model(measuredPower: -59).rssi(at: 2).rounded())
         return (0..<seconds).compactMap { s in
             let lost = next() < loss
-            let rssi = -65 + Int((next() * 9).rounded(.down)) - 4
+            let rssi = level + Int((next() * 9).rounded(.down)) - 4
             return lost ? nil : Advertisement(beacon: bike.beacon, rssi: rssi, measuredPower: -59, address: nil, time: t0 + Double(s))
         }
     }
