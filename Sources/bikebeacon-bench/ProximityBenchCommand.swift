@@ -8,13 +8,14 @@ struct ProximityBenchCommand: ParsableCommand {
         commandName: "proximity",
         abstract: "Zone accuracy and flapping of our estimator against five established methods.",
         discussion: """
-        Scores every method on the constant-distance streams of the herald and pcng RSSI sets:
-        balanced accuracy (mean recall over the zones present, first 10 s of each stream
-        skipped), accuracy, and zone flaps per hour; per dataset and per file (and device).
-        Target: ours beats the best anchor's balanced accuracy by 3 points on every dataset and
-        flaps no more than the least-flapping anchor. Each dataset's ceiling is what any
-        level-to-zone estimator could reach knowing each stream's median in advance, with
-        thresholds fitted on that dataset. Then leave-one-dataset-out: the configuration chosen
+        Scores every method on the constant-distance streams of the herald and pcng RSSI sets
+        (and the extra sets where present): balanced accuracy (mean recall over the zones
+        present, first 10 s of each stream skipped), accuracy, and zone flaps per hour; per
+        dataset and per file (and device). Target (#24): ours beats the best anchor's balanced
+        accuracy by 2 points on every dataset, is never below v1, and flaps no more than
+        max(1/h, the least-flapping anchor). Each dataset's ceiling is what any level-to-zone
+        estimator could reach knowing each stream's median in advance, with thresholds fitted
+        on that dataset. Then leave-one-dataset-out: the configuration chosen
         on the other datasets, scored on the one left out.
         """
     )
@@ -97,20 +98,28 @@ struct ProximityBenchCommand: ParsableCommand {
         return lines.joined(separator: "\n")
     }
 
-    /// Whether ours meets the issue's target on this dataset, and by how much.
+    /// Whether ours meets #24's target on this dataset, and by how much: the best anchor's
+    /// balanced accuracy + 2 points, never below v1, flaps within max(1/h, the fewest-flapping
+    /// anchor's).
     func verdict(_ results: [ProximityBench.Result]) -> String {
         guard let ours = results.first(where: { $0.method == .ours }) else { return "" }
         let anchors = results.filter { ProximityMethod.anchors.contains($0.method) }
         guard let bestAccuracy = anchors.max(by: { $0.total.balancedAccuracy < $1.total.balancedAccuracy }),
               let fewestFlaps = anchors.min(by: { $0.total.flapsPerHour < $1.total.flapsPerHour }) else { return "" }
         let accuracyMargin = (ours.total.balancedAccuracy - bestAccuracy.total.balancedAccuracy) * 100
-        let flapRatio = ours.total.flapsPerHour / fewestFlaps.total.flapsPerHour
-        return "target: balanced accuracy \(accuracyMargin >= Self.targetMargin ? "met" : "MISSED") (\(fmt(accuracyMargin, 2)) points vs \(bestAccuracy.method.rawValue), target +\(fmt(Self.targetMargin, 0))); "
-            + "flaps \(flapRatio <= 1 ? "met" : "MISSED") (\(fmt(flapRatio, 2))× \(fewestFlaps.method.rawValue))"
+        let flapLimit = max(1, fewestFlaps.total.flapsPerHour)
+        var verdict = "target: balanced accuracy \(accuracyMargin >= Self.targetMargin ? "met" : "MISSED") (\(fmt(accuracyMargin, 2)) points vs "
+            + "\(bestAccuracy.method.rawValue), target +\(fmt(Self.targetMargin, 0))); "
+        if let v1 = results.first(where: { $0.method == .v1 }) {
+            let lead = (ours.total.balancedAccuracy - v1.total.balancedAccuracy) * 100
+            verdict += "not below v1 \(lead >= 0 ? "met" : "MISSED") (\(fmt(lead, 2)) points); "
+        }
+        return verdict + "flaps \(ours.total.flapsPerHour <= flapLimit ? "met" : "MISSED") "
+            + "(\(fmt(ours.total.flapsPerHour, 1))/h, limit \(fmt(flapLimit, 1)) = max(1, \(fewestFlaps.method.rawValue)))"
     }
 
-    /// Balanced-accuracy points over the best anchor the issue asks for.
-    static let targetMargin = 3.0
+    /// Balanced-accuracy points over the best anchor #24 asks for.
+    static let targetMargin = 2.0
 
     /// Two-point calibration beside one-point: each receiver's streams nearest 1 m and 3 m fix its
     /// RSSI at 1 m and its exponent; how much of the gap to the ceiling that closes.
