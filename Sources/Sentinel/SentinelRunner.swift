@@ -316,6 +316,11 @@ public enum SentinelRunner {
                                metadata: ["path": "\(visitsFile.path)", "reason": "\(reason)"])
             }
         }
+        if let tag = configuration.ownBikes.first?.beacon, !configuration.pathLossCalibrated {
+            logger.notice("own bikes are watched with the default path loss, not this site's: if the alarm fires while a bike stands still, or a parked bike never arrives, calibrate: hold its tag still 1 m from this sentinel and run the first command, then at 3 m the second with the RSSI the first printed, and paste the calibration: block it prints into this sentinel's configuration",
+                          metadata: ["first": "bikebeacon calibrate --beacon \(tag) --distance 1",
+                                     "second": "bikebeacon calibrate --beacon \(tag) --distance 3 --other-point 1=RSSI --save sentinel"])
+        }
         // The moment start-up ends (`bench startup` waits for this line).
         logger.info("scanning", metadata: ["source": "\(replay ? "replay" : "live")", "missingBikes": "\(core.registry.count)"])
         if replay {

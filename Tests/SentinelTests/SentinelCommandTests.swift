@@ -132,6 +132,22 @@ import TestSupport
         #expect(lines.count == 1)
         let alarm = try JSONDecoder().decode(OwnBikeAlarm.self, from: Data(try #require(lines.last).utf8))
         #expect(alarm.bike == "commuter" && alarm.event == "left" && alarm.minor == 62207)
+        // Uncalibrated, the operator is told how to fit the zone boundaries to this site.
+        #expect(result.stderr.contains("own bikes are watched with the default path loss") && result.stderr.contains("bikebeacon calibrate"))
+    }
+
+    @Test func aCalibratedSiteGetsNoCalibrationHint() async throws {
+        let dir = try Self.stateDirectory(missing: [])
+        let config = try Self.config(dir, extra: """
+        ownBikes:
+          - name: commuter
+            beacon: \(SentinelCoreTests.own)
+        calibration:
+          pathLossExponent: 2.2
+        """)
+        let result = try await run("bikebeacon", ["sentinel", "--config", config, "--replay", Self.capture, "--drain-timeout", "0"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("default path loss"), "\(result.stderr)")
     }
 
     @Test func aConfigWithoutTokenIsRefusedWithAHint() async throws {

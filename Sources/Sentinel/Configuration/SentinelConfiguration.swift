@@ -62,6 +62,9 @@ public struct SentinelConfiguration: Equatable, Sendable {
     /// exponent measured with `bikebeacon calibrate`) applied: the zones, distances and MQTT
     /// distance of every beacon this sentinel hears rest on them.
     public var proximity = ProximityConfiguration()
+    /// Whether `calibration:` set this site's path-loss exponent (else the default, chosen on
+    /// public datasets, places the zone boundaries).
+    public var pathLossCalibrated = false
 
     public init(serverURL: String, token: String, stateDirectory: String) {
         self.serverURL = serverURL
@@ -123,7 +126,10 @@ public struct SentinelConfiguration: Equatable, Sendable {
         c.mqtt = file.mqtt.map(MQTTSettings.init(file:))
         c.location = file.location.map(LocationSettings.init(file:)) ?? LocationSettings()
         if let offset = file.calibration?.rxOffset { c.proximity.rxOffset = offset }
-        if let exponent = file.calibration?.pathLossExponent { c.proximity.pathLossExponent = exponent }
+        if let exponent = file.calibration?.pathLossExponent {
+            c.proximity.pathLossExponent = exponent
+            c.pathLossCalibrated = true
+        }
         if let v = environment["BIKEBEACON_MQTT_URL"] { c.mqtt = c.mqtt.map { $0.with(url: v) } ?? MQTTSettings(url: v) }
         if let v = environment["BIKEBEACON_SERVER_URL"] { c.serverURL = v }
         if let v = environment["BIKEBEACON_TOKEN"] { c.token = v }
