@@ -165,9 +165,10 @@ struct ProximityBenchCommand: ParsableCommand {
                            describe: (ProximityConfiguration) -> String) -> String {
         let names = datasets.map(\.name).joined(separator: ", ")
         let shipped = ProximityConfiguration()
-        var chosen = outcome.chosenOnAll, product = shipped
-        if calibration == .twoPoint { chosen.pathLossExponent = product.pathLossExponent }
-        let verdict = chosen == product
+        var chosen = outcome.chosenOnAll
+        // Under two-point calibration the exponent is each receiver's own: compare the rest.
+        if calibration == .twoPoint { chosen.pathLossExponent = shipped.pathLossExponent }
+        let verdict = chosen == shipped
             ? "the default configuration is this choice"
             : "the default configuration (\(describe(shipped))) is NOT this choice"
         return "chosen on all of \(names): \(describe(outcome.chosenOnAll))"
