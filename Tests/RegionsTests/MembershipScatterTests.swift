@@ -31,12 +31,7 @@ struct MembershipScatterTests {
     @Test func regionDecisionsDoNotDependOnTheExponent() throws {
         let free = transitions(exponent: 2), indoor = transitions(exponent: 3.5)
         let times = { (events: [RegionEvent]) in
-            events.compactMap { event -> Double? in
-                switch event {
-                case let .entered(_, _, time), let .exited(_, _, time, _): time
-                case .stillInside: nil
-                }
-            }
+            events.filter { if case .stillInside = $0 { false } else { true } }.map(\.time)
         }
         try #require(times(free).count == 2, "entered in the first minute and left in the second: \(free)")
         #expect(times(free)[0] < 10 && times(free)[1] > 60 && times(free)[1] < 75, "\(times(free))")
