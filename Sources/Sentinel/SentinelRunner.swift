@@ -39,7 +39,8 @@ public enum SentinelRunner {
     enum Input: Sendable {
         /// One batch from the scanner.
         case advertisements([Advertisement])
-        case tick(Double)
+        /// A second passed (live only).
+        case tick
         case end((any Error)?)
     }
 
@@ -234,17 +235,21 @@ public enum SentinelRunner {
                 await mqtt.client.publish(messages)
             }
         }
+        /// Live: the core's time now, without the time the scanner could not hear.
+        var listening = ListeningTime()
+        func liveTime() -> Double {
+            let time = listening.coreTime(raw: clock.now, deaf: scanner.deafSeconds())
+            core.stampShift = clock.shift + listening.removed
+            presence?.stampShift = core.stampShift
+            return time
+        }
         func handle(_ input: Input) async throws {
-            if !replay {
-                core.stampShift = clock.shift
-                presence?.stampShift = core.stampShift
-            }
+            let live = replay ? nil : liveTime()
             switch input {
             case var .advertisements(batch):
                 // Live, a batch is one bus dispatch or socket burst, heard moments ago: it joins the core's timeline now.
-                if !replay {
-                    let time = clock.now
-                    for i in batch.indices { batch[i].time = time }
+                if let live {
+                    for i in batch.indices { batch[i].time = live }
                 }
                 nearby?.hear(batch)
                 await stats.advertisements(batch.count, matched: batch.count(where: { core.registry.contains($0.beacon) }))
@@ -265,7 +270,8 @@ public enum SentinelRunner {
                     }
                     try await deliver(out, heard: advertisement)
                 }
-            case let .tick(time):
+            case .tick:
+                guard let time = live else { return }
                 lastTime = time
                 await stats.scanner(await scanner.counts())
                 var out = core.tick(at: time, makeID: { UUID() })
@@ -300,12 +306,12 @@ public enum SentinelRunner {
             saved = (visits, clock.now)
         }
         if !replay {
-            core.stampShift = clock.shift
+            let now = liveTime()
             switch visitsFile.load() {
             case .absent:
                 break
             case let .loaded(visits):
-                let (restored, dropped) = core.restore(visits, now: clock.now)
+                let (restored, dropped) = core.restore(visits, now: now)
                 if !visits.isEmpty {
                     logger.notice("open visits from before the restart go on without a second arrival; older ones, or of bikes no longer missing, are dropped",
                                   metadata: ["restored": "\(restored)", "dropped": "\(dropped)", "path": "\(visitsFile.path)"])
@@ -351,7 +357,7 @@ public enum SentinelRunner {
             group.addTask {
                 while !Task.isCancelled {
                     try await Task.sleep(for: .seconds(1))
-                    feed.yield(.tick(clock.now))
+                    feed.yield(.tick)
                 }
             }
             for await input in inputs {
@@ -408,7 +414,8 @@ public enum SentinelRunner {
             sightingsCreated: snapshot.created, sightingsDelivered: await reporter.delivered, sightingsRejected: await reporter.rejected,
             outboxDepth: (try? await outbox.count()) ?? -1, missingListVersion: registry.version, missingListBikes: registry.count,
             missingListAgeSeconds: await sync.age(now: time), reporterFailures: await reporter.consecutiveFailures, alarms: snapshot.alarms,
-            scannerRestarts: snapshot.scannerRestarts, fix: fix)
+            scannerRestarts: snapshot.scannerRestarts, scannerDeafSeconds: snapshot.scannerDeafSeconds,
+            scannerWaitingFor: snapshot.scannerWaitingFor, fix: fix)
     }
 
     /// A roaming sentinel's location edge: the gpsd client (none when a recorded track plays) and the fix it keeps.
@@ -438,6 +445,8 @@ actor Stats {
         var advertisements = 0
         var iBeacons: Int?
         var scannerRestarts = 0
+        var scannerDeafSeconds = 0.0
+        var scannerWaitingFor: String?
         var matches = 0
         var created = 0
         var alarms = 0
@@ -457,6 +466,8 @@ actor Stats {
     func scanner(_ counts: ScanCounts) {
         snapshot.iBeacons = counts.iBeacons
         snapshot.scannerRestarts = counts.restarts
+        snapshot.scannerDeafSeconds = counts.deafSeconds
+        snapshot.scannerWaitingFor = counts.waitingFor
     }
 }
 

@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import Sentinel
+
+/// Time the scanner could not hear is not a tag's absence: the guest's bluetoothd SIGKILL left the
+/// sentinel deaf for a minute, and it reported a missing bike that never moved as departed, then as
+/// arrived again. Against the real server, in this process.
+@Suite(.enabled(if: ServerHarness.isAvailable, "needs the bikebeacon-server executable (build the server target)"))
+struct DeafScannerTests {
+    @Test func aDeafStretchLongerThanTheAbsenceTimeoutIsNoDeparture() async throws {
+        let bike = SentinelCoreTests.missing
+        let dir = try TestValues.temporaryDirectory()
+        let server = try ServerHarness(directory: dir)
+        let token = try await server.enrolSentinel(name: "cafe")
+        try await server.start()
+        defer { server.stop() }
+        let owner = try await server.ownerWithMissingBikes([bike])
+        var settings = SentinelConfiguration(serverURL: server.url, token: token, stateDirectory: dir.appendingPathComponent("state").path)
+        settings.requestTimeout = 2
+        let radio = FakeRadio()
+        radio.setAudible([bike])
+        func visits() async throws -> [String] {
+            try await server.sightings(owner: owner.token, bikes: owner.bikes).map(\.event).filter { $0 != "present" }
+        }
+
+        let sentinel = Task { try await SentinelRunner.run(configuration: settings, source: .live(radio)) }
+        defer { sentinel.cancel() }
+        let arrived = try await eventually(within: 60, every: .milliseconds(200)) { try await visits().contains("arrived") }
+        try #require(arrived, "the bike arriving within 60 s")
+
+        // Deaf for twice the absence timeout of a tag heard every 0.2 s (10 s), then hearing it again.
+        radio.setDeaf(true)
+        try await Task.sleep(for: .seconds(20))
+        radio.setDeaf(false)
+        try await Task.sleep(for: .seconds(5))
+        #expect(try await visits() == ["arrived"], "no departure while deaf, no second arrival after")
+
+        // The same silence while listening is an absence: the test could tell.
+        radio.setAudible([])
+        let departed = try await eventually(within: 60, every: .milliseconds(200)) { try await visits().contains("departed") }
+        #expect(departed, "a silence the radio heard is a departure")
+        #expect(try await visits().sorted() == ["arrived", "departed"])
+    }
+}
