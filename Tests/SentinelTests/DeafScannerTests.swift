@@ -9,22 +9,12 @@ import TestSupport
 @Suite(.enabled(if: ServerHarness.isAvailable, "needs the bikebeacon-server executable (build the server target)"))
 struct DeafScannerTests {
     @Test func aDeafStretchLongerThanTheAbsenceTimeoutIsNoDeparture() async throws {
-        let bike = SentinelCoreTests.missing
-        let dir = try TestValues.temporaryDirectory()
-        let server = try ServerHarness(directory: dir)
-        let token = try await server.enrolSentinel(name: "cafe")
-        try await server.start()
-        defer { server.stop() }
-        let owner = try await server.ownerWithMissingBikes([bike])
-        var settings = SentinelConfiguration(serverURL: server.url, token: token, stateDirectory: dir.appendingPathComponent("state").path)
-        settings.requestTimeout = 2
-        let radio = FakeRadio()
-        radio.setAudible([bike])
-        func visits() async throws -> [String] {
-            try await server.sightings(owner: owner.token, bikes: owner.bikes).map(\.event).filter { $0 != "present" }
-        }
+        let scene = try await LiveScene.start(sentinel: "cafe", missing: [SentinelCoreTests.missing])
+        defer { scene.server.stop() }
+        let radio = scene.radio
+        func visits() async throws -> [String] { try await scene.events().filter { $0 != "present" } }
 
-        let sentinel = Task { try await SentinelRunner.run(configuration: settings, source: .live(radio)) }
+        let sentinel = Task { try await SentinelRunner.run(configuration: scene.settings, source: .live(radio)) }
         defer { sentinel.cancel() }
         let arrived = try await eventually(within: 60, every: .milliseconds(200)) { try await visits().contains("arrived") }
         try #require(arrived, "the bike arriving within 60 s")
