@@ -16,6 +16,10 @@ public struct OwnerNotification: Codable, Sendable, Equatable {
         case recovered
         /// One of the bike's dates (insurance, inspection, service) is coming up.
         case reminder
+        /// The bike leaves the missing list on `due` unless the owner renews it.
+        case missingEnding
+        /// The bike left the missing list: it was not renewed in time.
+        case missingEnded
     }
 
     public var event: Event
@@ -77,6 +81,8 @@ public struct OwnerNotification: Codable, Sendable, Equatable {
         case .departed: "\(bikeName) left \(place ?? "a sentinel")"
         case .recovered: "\(bikeName) was marked recovered"
         case .reminder: "\(bikeName): \(dateName ?? "a date") is due on \(due ?? "a day you set")"
+        case .missingEnding: "\(bikeName) leaves the missing list on \(due ?? "a day soon") unless you renew it"
+        case .missingEnded: "\(bikeName) is no longer on the missing list: it was not renewed"
         }
     }
 }

@@ -61,9 +61,11 @@ public enum BikebeaconServer {
         DashboardRoutes.add(to: router, options: options, logger: logger)
         PushRoutes.add(to: router, callers: callers, state: state)
         AccountMailRoutes.add(to: router, state: state)
-        let queue = NotificationQueue(database: database, dispatcher: dispatcher,
+        var queue = NotificationQueue(database: database, dispatcher: dispatcher,
                                       senders: Dictionary(senders.map { ($0.channel, $0) }) { first, _ in first },
                                       backoff: options.webhookBackoff, logger: logger, now: options.now)
+        queue.missingExpiry = MissingExpiry(database: database, missingList: state.missingList, dispatcher: dispatcher,
+                                            period: options.missingPeriod)
         let worker = WebhookWorker(database: database, backoff: options.webhookBackoff,
                                    http: outbound, notifications: queue, logger: logger, now: options.now)
         var services: [any Service] = [worker]

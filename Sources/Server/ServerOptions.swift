@@ -18,6 +18,8 @@ public struct ServerOptions: Sendable {
     /// Most bikes one owner may register (`serve --bikes-per-account`). Every missing bike is on the
     /// list each sentinel downloads and holds, so one account must not be able to grow it without bound.
     public var bikesPerAccount = 100
+    /// How long a bike stays missing unless renewed (`serve --missing-days`).
+    public var missingPeriod = MissingPeriod()
     /// Sign-ups per client address (`serve --signups-per-hour`), shared by every server on the database.
     /// Every account may add bikes to the list each sentinel holds, so a script must not mint accounts freely.
     public var signupLimit = RateLimit.perHour(10)

@@ -18,7 +18,10 @@ struct ServerState: Sendable {
     var sessions: SessionStore { SessionStore(database: database) }
     var accounts: AccountStore { AccountStore(database: database) }
     var missingList: MissingListStore { MissingListStore(database: database, retention: options.deltaRetention) }
-    var bikes: BikeStore { BikeStore(database: database, missingList: missingList, notifications: notifications, limit: options.bikesPerAccount) }
+    var bikes: BikeStore {
+        BikeStore(database: database, missingList: missingList, notifications: notifications, limit: options.bikesPerAccount,
+                  missingPeriod: options.missingPeriod)
+    }
     var sightings: SightingStore { SightingStore(database: database, notifications: notifications) }
     var pushSubscriptions: PushSubscriptionStore { PushSubscriptionStore(database: database) }
     var mailer: AccountMailer { AccountMailer(options: options.mail, logger: logger, now: options.now) }

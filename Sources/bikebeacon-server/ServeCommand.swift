@@ -15,6 +15,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "bcrypt cost for new passwords (4…31).") var bcryptCost: UInt8 = 12
     @Option(help: "Most bikes one owner may register; every missing bike is on the list each sentinel keeps.")
     var bikesPerAccount = 100
+    @Option(help: "Days a bike stays on the missing list unless its owner renews it (reminded 3 days before), so no tag is followed for good.")
+    var missingDays = 30
     @Option(help: "Sign-ups per client address per hour (shared by every server on the database); raise it for a registration event.")
     var signupsPerHour: Double = 10
     @Flag(help: "The reverse proxy runs on another host: believe its X-Forwarded-For (a proxy on loopback is always believed).")
@@ -45,6 +47,7 @@ struct Serve: AsyncParsableCommand {
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4…31") }
         guard sentinelRate > 0 else { throw ValidationError("--sentinel-rate must be positive") }
         guard bikesPerAccount > 0 else { throw ValidationError("--bikes-per-account must be at least 1") }
+        guard (1...365).contains(missingDays) else { throw ValidationError("--missing-days must be 1…365") }
         guard signupsPerHour >= 1, signupsPerHour <= 1_000_000 else { throw ValidationError("--signups-per-hour must be 1…1000000") }
         guard notifyInterval >= 0, notifyInterval <= 7 * 24 * 60 else { throw ValidationError("--notify-interval must be 0…10080 minutes") }
         guard vapidSubject.hasPrefix("mailto:") || vapidSubject.hasPrefix("https://") else {
@@ -73,6 +76,7 @@ struct Serve: AsyncParsableCommand {
         options.mail = try mailOptions()
         options.requireVerifiedEmail = requireVerifiedEmail
         options.bikesPerAccount = bikesPerAccount
+        options.missingPeriod = MissingPeriod(days: missingDays)
         options.signupLimit = .perHour(signupsPerHour)
         options.trustProxy = trustProxy
         if let mail = options.mail {

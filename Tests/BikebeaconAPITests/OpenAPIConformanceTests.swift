@@ -41,7 +41,8 @@ import Yams
                                    latitude: 52.0912, longitude: 5.1231, accuracy: 8, fixTime: "2026-11-21T09:59:59.500Z", fix: "gps")
     static let bike = Bike(id: "b1", name: "Commuter", make: "Brompton", model: "C Line", colour: "racing green", frameNumber: "BR123",
                            engineNumber: "", notes: "bell on the left", beacon: beacon, missing: true,
-                           missingSince: "2026-11-21T09:00:00.000Z", createdAt: "2026-11-20T09:00:00.000Z", updatedAt: "2026-11-21T09:00:00.000Z")
+                           missingSince: "2026-11-21T09:00:00.000Z", createdAt: "2026-11-20T09:00:00.000Z", updatedAt: "2026-11-21T09:00:00.000Z",
+                           missingUntil: "2026-12-21T09:00:00.000Z")
     static let record = SightingRecord(id: "s1", clientId: item.id, bikeId: "b1", beacon: beacon, event: "departed",
                                        time: "2026-11-21T10:05:00.000Z", firstSeen: "2026-11-21T09:59:30.000Z",
                                        lastSeen: "2026-11-21T10:04:00.000Z", rssi: -80, distance: 7.25, zone: "far",

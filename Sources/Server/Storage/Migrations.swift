@@ -162,6 +162,12 @@ enum Migrations {
               count BIGINT NOT NULL, heard_ms BIGINT NOT NULL, PRIMARY KEY (sentinel_id, beacon_uuid, beacon_major, beacon_minor))
             """,
         ]),
+        // A bike stays missing for a period unless renewed (#35): when it ends, and whether the owner was reminded.
+        // Version 95: parallel branches add steps in the 70s, 80s and 90s.
+        common(95, [
+            "ALTER TABLE bikes ADD COLUMN missing_until_ms BIGINT",
+            "ALTER TABLE bikes ADD COLUMN missing_reminded_ms BIGINT",
+        ]),
     ]
 
     /// Password-reset and email-verification tokens (#9, email). Version 30: see step 20.

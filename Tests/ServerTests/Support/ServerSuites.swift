@@ -10,6 +10,8 @@ struct SQLiteServerTests {
     @Test func cookieSessions() async throws { try await SessionScenarios.cookieSessions(.sqlite) }
     @Test func bikes() async throws { try await BikeScenarios.crud(.sqlite) }
     @Test func bikesPerAccount() async throws { try await BikeScenarios.bikesPerAccount(.sqlite) }
+    @Test func missingPeriod() async throws { try await MissingPeriodScenarios.endsUnlessRenewed(.sqlite) }
+    @Test func missingPeriodForOlderReports() async throws { try await MissingPeriodScenarios.olderReportsGetAPeriod(.sqlite) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.sqlite) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.sqlite) }
     @Test func roamingSightings() async throws { try await RoamingSightingScenarios.positionsRoundTrip(.sqlite) }
@@ -48,6 +50,8 @@ struct PostgresServerTests {
     @Test func cookieSessions() async throws { try await SessionScenarios.cookieSessions(.postgres) }
     @Test func bikes() async throws { try await BikeScenarios.crud(.postgres) }
     @Test func bikesPerAccount() async throws { try await BikeScenarios.bikesPerAccount(.postgres) }
+    @Test func missingPeriod() async throws { try await MissingPeriodScenarios.endsUnlessRenewed(.postgres) }
+    @Test func missingPeriodForOlderReports() async throws { try await MissingPeriodScenarios.olderReportsGetAPeriod(.postgres) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.postgres) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.postgres) }
     @Test func roamingSightings() async throws { try await RoamingSightingScenarios.positionsRoundTrip(.postgres) }
