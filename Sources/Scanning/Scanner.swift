@@ -13,6 +13,12 @@ public struct ScanCounts: Sendable, Equatable {
     /// Times scanning was started again: by the watchdog after a silence, or after bluetoothd
     /// or the adapter came back. A steady climb means a flaky radio or driver.
     public var restarts = 0
+    /// What the scanner knows of the radio, for the sentinel's heartbeat; nil where it cannot tell
+    /// (a capture has no adapter; bluetoothd away hides whether one is there).
+    public var adapterPresent: Bool?
+    public var adapterPowered: Bool?
+    /// Whether discovery is running now; nil when the source cannot tell (a capture, a raw socket, which scan while they run).
+    public var scanning: Bool?
 
     public init() {}
 }

@@ -63,10 +63,12 @@ public enum BikebeaconServer {
         AccountMailRoutes.add(to: router, state: state)
         let queue = NotificationQueue(database: database, dispatcher: dispatcher,
                                       senders: Dictionary(senders.map { ($0.channel, $0) }) { first, _ in first },
-                                      backoff: options.webhookBackoff, logger: logger, now: options.now)
+                                      backoff: options.webhookBackoff, logger: logger, now: options.now, alerts: state.sentinelAlerts)
         let worker = WebhookWorker(database: database, backoff: options.webhookBackoff,
                                    http: outbound, notifications: queue, logger: logger, now: options.now)
-        var services: [any Service] = [worker]
+        let sweep = SentinelSweep(store: state.sentinelHealth, alerts: state.sentinelAlerts, interval: options.sentinelSweepInterval,
+                                  logger: logger, now: options.now)
+        var services: [any Service] = [worker, sweep]
         if case let .postgres(url) = database.url {
             services.append(PostgresEventListener(url: url, events: database.events, logger: logger))
         }

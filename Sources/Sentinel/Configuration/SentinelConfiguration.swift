@@ -38,7 +38,8 @@ public struct SentinelConfiguration: Equatable, Sendable {
     public var statusDirectory: String?
     public var backend: Backend = .dbus
     public var adapter: String?
-    /// Seconds between missing-list refreshes (jittered ±10 %).
+    /// Seconds between missing-list refreshes (jittered ±10 %); the sentinel refreshes at least once a
+    /// minute regardless, since the refresh carries its heartbeat (`HeartbeatMeter.interval`).
     public var listRefreshInterval: Double = 300
     /// Shortest time between `present` reports of one visit, seconds.
     public var presentInterval: Double = 300

@@ -14,6 +14,8 @@ struct NotificationQueue: Sendable {
     let backoff: Backoff
     let logger: Logger
     let now: @Sendable () -> Int64
+    /// Alert mails about sentinels, sent in the same rounds (their own table: their readers need no account).
+    var alerts: SentinelAlertStore? = nil
 
     private struct Row: Sendable {
         var id: Int64
@@ -29,6 +31,7 @@ struct NotificationQueue: Sendable {
     func deliverDue() async throws {
         try await dispatcher.flushDue(now: now(), database: database)
         try await BikeDateStore(database: database).remindDue(now: now(), dispatcher: dispatcher)
+        try await alerts?.deliverDue()
         let channels = senders.keys.map(\.rawValue)
         guard !channels.isEmpty else { return }
         let time = now()

@@ -37,6 +37,11 @@ struct SQLiteServerTests {
     @Test func beaconPaste() async throws { try await BeaconPasteScenarios.parse(.sqlite) }
     @Test func bikeDates() async throws { try await DateScenarios.reminders(.sqlite) }
     @Test func findMyTag() async throws { try await NearbyScenarios.findMyTag(.sqlite) }
+    @Test func sentinelHealth() async throws { try await HeartbeatScenarios.statesAndTransitions(.sqlite) }
+    @Test func badHeartbeats() async throws { try await HeartbeatScenarios.badHeartbeats(.sqlite) }
+    @Test func sentinelTransitionOnceAcrossReplicas() async throws { try await HeartbeatScenarios.oneTransitionAcrossReplicas(.sqlite) }
+    @Test func sentinelStatesAfterRestart() async throws { try await HeartbeatScenarios.recomputedAfterRestart(.sqlite) }
+    @Test func sentinelAlerts() async throws { try await AlertScenarios.silentThenRecovered(.sqlite) }
 }
 
 @Suite("Server on PostgreSQL", .enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
@@ -75,4 +80,9 @@ struct PostgresServerTests {
     @Test func beaconPaste() async throws { try await BeaconPasteScenarios.parse(.postgres) }
     @Test func bikeDates() async throws { try await DateScenarios.reminders(.postgres) }
     @Test func findMyTag() async throws { try await NearbyScenarios.findMyTag(.postgres) }
+    @Test func sentinelHealth() async throws { try await HeartbeatScenarios.statesAndTransitions(.postgres) }
+    @Test func badHeartbeats() async throws { try await HeartbeatScenarios.badHeartbeats(.postgres) }
+    @Test func sentinelTransitionOnceAcrossReplicas() async throws { try await HeartbeatScenarios.oneTransitionAcrossReplicas(.postgres) }
+    @Test func sentinelStatesAfterRestart() async throws { try await HeartbeatScenarios.recomputedAfterRestart(.postgres) }
+    @Test func sentinelAlerts() async throws { try await AlertScenarios.silentThenRecovered(.postgres) }
 }
