@@ -61,7 +61,7 @@ import Yams
     static let notification = OwnerNotification(event: .arrived, bikeId: "b1", bikeName: "Commuter", ownerId: "a1",
                                                 place: "Cafe Rosa", latitude: 52.0907, longitude: 5.1214,
                                                 time: "2026-11-21T10:00:00.000Z", zone: "near", count: 2,
-                                                dateName: "Insurance renewal", due: "2026-12-01")
+                                                dateName: "Insurance renewal", due: "2026-12-01", reason: "not scanning")
     static let missing = MissingBeacon(MissingBike(beacon: beacon, description: description))
     static let date = BikeDate(id: "d1", bikeId: "b1", name: "Insurance renewal", due: "2026-12-01", remindDaysBefore: 14,
                                timeZone: "Europe/Amsterdam", remindAt: "2026-11-17T08:00:00.000Z", reminder: "sent",

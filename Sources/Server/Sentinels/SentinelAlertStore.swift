@@ -35,6 +35,8 @@ struct SentinelAlertStore: Sendable {
     let database: Database
     let policy: SentinelAlertPolicy
     let mail: MailOptions?
+    /// A home sentinel's owner is also told by Web Push, through the owners' notification queue.
+    let dispatcher: NotificationDispatcher
     let backoff: Backoff
     let logger: Logger
     let now: @Sendable () -> Int64
@@ -45,7 +47,7 @@ struct SentinelAlertStore: Sendable {
         let time = now()
         let rows = try await database.withSession { db in
             try await db.raw("""
-                SELECT h.sentinel_id, h.state, h.reason, h.state_ms, h.alerted, s.name, s.host_email, a.email AS owner_email
+                SELECT h.sentinel_id, h.state, h.reason, h.state_ms, h.alerted, s.name, s.host_email, s.owner_id, a.email AS owner_email
                 FROM sentinel_health h JOIN sentinels s ON s.id = h.sentinel_id LEFT JOIN accounts a ON a.id = s.owner_id
                 WHERE h.state <> 'retired' AND h.state_ms <= \(bind: time - policy.holdOffMilliseconds)
                 """).all()
@@ -67,14 +69,24 @@ struct SentinelAlertStore: Sendable {
             var seen = Set<String>()
             let recipients = candidates.filter { seen.insert($0.0.lowercased()).inserted }
             let reason = try row.decode(column: "reason", as: String.self)
+            let owner = try row.decode(column: "owner_id", as: String?.self)
             let mail = self.mail
+            let dispatcher = self.dispatcher
             let won = try await database.transaction { db in
                 let swapped = try await db.raw("""
                     UPDATE sentinel_health SET alerted = \(bind: kind.rawValue)
                     WHERE sentinel_id = \(bind: id) AND state = \(bind: state.rawValue) AND state_ms = \(bind: since)
                       AND COALESCE(alerted, '') = \(bind: stored ?? "") RETURNING sentinel_id
                     """).first() != nil
-                guard swapped, mail != nil else { return swapped }
+                guard swapped else { return false }
+                if let owner {
+                    let push = OwnerNotification(event: kind == .problem ? .sentinelDown : .sentinelUp, bikeId: "", bikeName: "",
+                                                 ownerId: owner, place: name, latitude: nil, longitude: nil,
+                                                 time: Timestamp.format(milliseconds: since), zone: nil,
+                                                 reason: kind == .problem ? reason : nil)
+                    try await dispatcher.queue(push, only: [.push], now: time, in: db)
+                }
+                guard mail != nil else { return true }
                 for (address, role) in recipients {
                     let alert = SentinelAlert(kind: kind.rawValue, sentinel: name, state: state.rawValue, reason: reason,
                                               since: Timestamp.format(milliseconds: since), role: role)

@@ -52,7 +52,9 @@ enum AlertScenarios {
             #expect(ops.contains("bikebeacon-server sentinels show \"Café Rosa\""))
             // Another replica's sweep finds the alert claimed already.
             #expect(try await SentinelAlertStore(database: harness.database, policy: harness.options.sentinelAlerts,
-                                                 mail: harness.options.mail, backoff: harness.options.webhookBackoff,
+                                                 mail: harness.options.mail,
+                                                 dispatcher: NotificationDispatcher(interval: 0, channels: [.email], flavor: harness.database.flavor),
+                                                 backoff: harness.options.webhookBackoff,
                                                  logger: Harness.logger, now: clock.read).claimDue() == 0)
 
             // Back, and listening for the hold-off (heartbeats every 4 minutes): one recovery mail each.
@@ -66,6 +68,43 @@ enum AlertScenarios {
             #expect(all.suffix(2).allSatisfy { $0.parsed.subject == "Sentinel Café Rosa is listening again" })
             try await Task.sleep(for: .milliseconds(300))
             #expect(try sink.received().count == 4)
+        }
+    }
+
+    /// A home sentinel's owner is pushed to as well (through the owners' queue), once per problem and recovery.
+    static func homeOwnerPush(_ backend: Backend) async throws {
+        let clock = MailScenarios.Clock()
+        let harness = try await Harness.make(backend, options: Harness.testOptions {
+            $0.now = clock.read
+            $0.sentinelSweepInterval = .milliseconds(50)
+        })
+        let store = SentinelHealthStore(database: harness.database)
+        let beat = try HeartbeatScenarios.text(SentinelHealthTests.healthy)
+        try await harness.run { client in
+            let ann = try await client.owner("ann@example.org")
+            #expect(try await client.send(.post, "/v1/push/subscriptions", token: ann,
+                                          json: PushScenarios.subscription("https://push.example.net/send/ann")).status == .created)
+            let (home, token) = try await SentinelStore(database: harness.database).add(
+                name: "Ann's garage", latitude: 52.09, longitude: 5.12, ownerEmail: "ann@example.org", now: clock.read())
+            func heartbeat() async throws { #expect(try await HeartbeatScenarios.refresh(client, token, beat).status == .ok) }
+            func becomes(_ state: SentinelState) async throws {
+                #expect(try await eventually(within: 10) { try await store.all()[home.id]?.state == state }, "never \(state)")
+            }
+            try await heartbeat()
+            clock.advance(6 * 60_000)
+            try await becomes(.silent)
+            clock.advance(11 * 60_000)
+            #expect(try await eventually(within: 10) { try await PushScenarios.queuedNotifications(harness).count == 1 })
+            let down = try #require(try await PushScenarios.queuedNotifications(harness).first)
+            #expect(down.event == .sentinelDown && down.place == "Ann's garage" && down.reason == "no heartbeat for 6 min")
+            #expect(down.headline == "Your sentinel Ann's garage stopped listening")
+            for _ in 0..<3 {
+                try await heartbeat()
+                try await becomes(.listening)
+                clock.advance(4 * 60_000)
+            }
+            #expect(try await eventually(within: 10) { try await PushScenarios.queuedNotifications(harness).count == 2 })
+            #expect(try await PushScenarios.queuedNotifications(harness).map(\.event) == [.sentinelDown, .sentinelUp])
         }
     }
 }

@@ -42,6 +42,7 @@ struct SQLiteServerTests {
     @Test func sentinelTransitionOnceAcrossReplicas() async throws { try await HeartbeatScenarios.oneTransitionAcrossReplicas(.sqlite) }
     @Test func sentinelStatesAfterRestart() async throws { try await HeartbeatScenarios.recomputedAfterRestart(.sqlite) }
     @Test func sentinelAlerts() async throws { try await AlertScenarios.silentThenRecovered(.sqlite) }
+    @Test func sentinelAlertsPushHomeOwner() async throws { try await AlertScenarios.homeOwnerPush(.sqlite) }
 }
 
 @Suite("Server on PostgreSQL", .enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
@@ -85,4 +86,5 @@ struct PostgresServerTests {
     @Test func sentinelTransitionOnceAcrossReplicas() async throws { try await HeartbeatScenarios.oneTransitionAcrossReplicas(.postgres) }
     @Test func sentinelStatesAfterRestart() async throws { try await HeartbeatScenarios.recomputedAfterRestart(.postgres) }
     @Test func sentinelAlerts() async throws { try await AlertScenarios.silentThenRecovered(.postgres) }
+    @Test func sentinelAlertsPushHomeOwner() async throws { try await AlertScenarios.homeOwnerPush(.postgres) }
 }

@@ -73,8 +73,12 @@ function notificationText(push) {
     departed: `${bike} left ${place}`,
     recovered: `${bike} was marked recovered`,
     reminder: `${bike}: ${push.dateName || "a date"} is due on ${push.due || "a day you set"}`,
+    sentinelDown: `Your sentinel ${place} stopped listening`,
+    sentinelUp: `Your sentinel ${place} is listening again`,
   }[push.event] || `${bike} was seen at ${place}`;
   if (push.event === "reminder") return { title, body: "Open the bike to change the date or its reminder" };
+  if (push.event === "sentinelDown") return { title, body: push.reason || "Check its power and network" };
+  if (push.event === "sentinelUp") return { title, body: "It hears the street again" };
   const time = push.time ? new Date(push.time) : null;
   const parts = [];
   if (push.count > 1) parts.push(`${push.count} events`);
