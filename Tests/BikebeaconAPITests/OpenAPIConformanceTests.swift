@@ -50,6 +50,10 @@ import Yams
     static let event = NotificationEvent(type: "sighting", sightingId: "s1", bikeId: "b1", bikeName: "Commuter", event: "arrived",
                                          time: "2026-11-21T10:00:00.000Z", beacon: beacon, zone: "near", rssi: -67, distance: 2.5,
                                          sentinel: "Bus line 12", latitude: 52.0912, longitude: 5.1231, accuracy: 8)
+    static let networkSentinel = NetworkSentinel(
+        id: "s1", name: "Cafe Rosa", latitude: 52.09, longitude: 5.12, home: false, state: "degraded", reason: "not scanning",
+        since: "2026-11-21T09:00:00.000Z", lastHeartbeatAt: "2026-11-21T10:00:00.000Z", version: "0.1.0", outdated: true,
+        reportsPerMinute: 1840, outboxDepth: 2, outboxOldestAgeSeconds: 31, clockOffsetSeconds: -0.6)
     static let heartbeat = SentinelHeartbeat(
         version: "0.1.0", uptimeSeconds: 86_400.5, backend: "dbus", adapterPresent: true, adapterPowered: true, scanning: true,
         intervalSeconds: 60.2, reports: 1843, iBeacons: 12, lastReportAgeSeconds: 0.4, missingInRange: 1, outboxDepth: 2,
@@ -95,6 +99,11 @@ import Yams
         eventWithoutDistance.distance = nil
         (eventWithoutDistance.latitude, eventWithoutDistance.longitude, eventWithoutDistance.accuracy) = (nil, nil, nil)
         return [
+            Sample("NetworkSentinel", networkSentinel, minimal: NetworkSentinel(
+                id: "s2", name: "Bus line 12", latitude: nil, longitude: nil, home: false, state: "silent", reason: "no heartbeat yet",
+                since: nil, lastHeartbeatAt: nil, version: nil, outdated: false, reportsPerMinute: nil, outboxDepth: nil,
+                outboxOldestAgeSeconds: nil, clockOffsetSeconds: nil)),
+            Sample("NetworkSentinelList", NetworkSentinelList(sentinels: [networkSentinel])),
             Sample("SentinelHeartbeat", heartbeat, minimal: SentinelHeartbeat(
                 version: "0.1.0", uptimeSeconds: 5, backend: "replay", adapterPresent: nil, adapterPowered: nil, scanning: true,
                 intervalSeconds: 5, reports: 0, iBeacons: 0, lastReportAgeSeconds: nil, missingInRange: 0, outboxDepth: 0,

@@ -203,6 +203,10 @@ enum Migrations {
                 """,
             ] + sentinelAlertColumns
         ),
+        // Operator accounts (#34): owners who may also see the whole network.
+        common(72, [
+            "CREATE TABLE operators (account_id TEXT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE, created_ms BIGINT NOT NULL)",
+        ]),
     ]
 
     /// Sentinel health, beside `sentinel_transitions` (whose id column differs by flavour).

@@ -53,6 +53,10 @@ import TestSupport
         let missing = try await run("bikebeacon-server", ["sentinels", "revoke", "nobody"] + database)
         #expect(missing.status != 0 && missing.stderr.contains("no sentinel named 'nobody'"))
 
+        let noAccount = try await run("bikebeacon-server", ["operators", "add", "olga@example.org"] + database)
+        #expect(noAccount.status != 0 && noAccount.stderr.contains("no account with the e-mail 'olga@example.org'"), "\(noAccount.stderr)")
+        #expect(try await run("bikebeacon-server", ["operators", "list"] + database).lines.isEmpty)
+
         let badURL = try await run("bikebeacon-server", ["sentinels", "list", "--database", "mysql://x"])
         #expect(badURL.status != 0 && badURL.stderr.contains("not a database URL"))
     }

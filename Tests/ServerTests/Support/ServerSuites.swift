@@ -43,6 +43,7 @@ struct SQLiteServerTests {
     @Test func sentinelStatesAfterRestart() async throws { try await HeartbeatScenarios.recomputedAfterRestart(.sqlite) }
     @Test func sentinelAlerts() async throws { try await AlertScenarios.silentThenRecovered(.sqlite) }
     @Test func sentinelAlertsPushHomeOwner() async throws { try await AlertScenarios.homeOwnerPush(.sqlite) }
+    @Test func operatorNetworkView() async throws { try await NetworkScenarios.operatorView(.sqlite) }
 }
 
 @Suite("Server on PostgreSQL", .enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
@@ -87,4 +88,5 @@ struct PostgresServerTests {
     @Test func sentinelStatesAfterRestart() async throws { try await HeartbeatScenarios.recomputedAfterRestart(.postgres) }
     @Test func sentinelAlerts() async throws { try await AlertScenarios.silentThenRecovered(.postgres) }
     @Test func sentinelAlertsPushHomeOwner() async throws { try await AlertScenarios.homeOwnerPush(.postgres) }
+    @Test func operatorNetworkView() async throws { try await NetworkScenarios.operatorView(.postgres) }
 }
