@@ -41,6 +41,14 @@ public struct SentinelHealthStore: Sendable {
     func record(_ beat: SentinelHeartbeat, from sentinel: Sentinel, now: Int64) async throws -> [String] {
         let payload = String(decoding: try JSONResponse.encoder.encode(beat), as: UTF8.self)
         let verdict = SentinelHealth.judge(heartbeat: beat, receivedMilliseconds: now, revoked: false, now: now, thresholds: thresholds)
+        // The steady state, the state unchanged: one statement, no transaction.
+        let kept = try await database.withSession { db in
+            try await db.raw("""
+                UPDATE sentinel_health SET heartbeat = \(bind: payload), received_ms = \(bind: now), reason = \(bind: verdict.reason)
+                WHERE sentinel_id = \(bind: sentinel.id) AND state = \(bind: verdict.state.rawValue) RETURNING sentinel_id
+                """).first() != nil
+        }
+        if kept { return [] }
         return try await database.transaction { db in
             let stored = try await db.raw("SELECT state FROM sentinel_health WHERE sentinel_id = \(bind: sentinel.id)")
                 .first()?.decode(column: "state", as: String.self)
