@@ -18,6 +18,12 @@ public struct ScanCounts: Sendable, Equatable {
     public var deafSeconds = 0.0
     /// What the scanner waits for while it cannot listen ("bluetoothd (…)"); nil while it listens.
     public var waitingFor: String?
+    /// What the scanner knows of the radio, for the sentinel's heartbeat; nil where it cannot tell
+    /// (a capture has no adapter; bluetoothd away hides whether one is there).
+    public var adapterPresent: Bool?
+    public var adapterPowered: Bool?
+    /// Whether discovery is running now; nil when the source cannot tell (a capture, a raw socket, which scan while they run).
+    public var scanning: Bool?
 
     public init() {}
 }

@@ -47,9 +47,14 @@ public enum SentinelRunner {
     static func now() -> Double { Date().timeIntervalSince1970 }
 
     public static func run(configuration: SentinelConfiguration, source: Source, drainTimeout: Double = 60,
-                           logger: Logger = Logger(label: "bikebeacon.sentinel")) async throws -> Summary {
+                           logger base: Logger = Logger(label: "bikebeacon.sentinel")) async throws -> Summary {
         // A webhook peer or alarm command that closes early must not kill the daemon.
         signal(SIGPIPE, SIG_IGN)
+        // Every warning or error is also kept for the heartbeat's `lastError`.
+        let lastError = LastErrorLog()
+        var recording = base
+        recording.handler = LastErrorLog.recording(base.handler, into: lastError)
+        let logger = recording
         let state = configuration.stateDirectory
         let statusDirectory = configuration.statusDirectory ?? state
         for directory in [state, statusDirectory] {
@@ -65,9 +70,23 @@ public enum SentinelRunner {
                                            logger: logger.labelled("bikebeacon.outbox"))
         let reporter = Reporter(outbox: outbox, transport: HTTPSightingTransport(server: server),
                                 configuration: .init(batchSize: configuration.batchSize), logger: logger.labelled("bikebeacon.reporter"))
-        let sync = MissingListSync(source: HTTPMissingListSource(server: server),
-                                   cache: MissingListCache(path: state + "/missing-list.json"), logger: logger.labelled("bikebeacon.missing-list"))
         let stats = Stats(startedAt: now())
+        let backend: String
+        switch source {
+        case .live: backend = configuration.backend.rawValue
+        case .replay: backend = "replay"
+        case .flush: backend = "none"
+        }
+        let heartbeat = HeartbeatProbe(logger: logger.labelled("bikebeacon.heartbeat")) {
+            let snapshot = await stats.snapshot
+            let depth = try? await outbox.count()
+            let oldest = (depth ?? 0) > 0 ? (try? await outbox.peek(limit: 1))?.first?.time : nil
+            return HeartbeatInputs(startedAt: snapshot.startedAt, backend: backend, counts: snapshot.counts,
+                                   missingInRange: snapshot.missingInRange, outboxDepth: depth, outboxOldest: oldest,
+                                   lastDeliveryAt: await reporter.lastDeliveryAt, disk: DiskSpace.of(state), lastError: lastError.last)
+        }
+        let sync = MissingListSync(source: HTTPMissingListSource(server: server, heartbeat: heartbeat),
+                                   cache: MissingListCache(path: state + "/missing-list.json"), logger: logger.labelled("bikebeacon.missing-list"))
         // One monotonic timeline for the core and the fix (made before gpsd's first report arrives).
         let clock = LiveClock()
         let roaming = Roaming(configuration.location, clock: clock, logger: logger)
@@ -131,7 +150,9 @@ public enum SentinelRunner {
                     if isReplay { await sync.confirm(now: now()) }
                     group.addTask {
                         if !isReplay { await sync.confirm(now: now()) }
-                        await sync.run(interval: configuration.listRefreshInterval, clock: now, sleep: { try await Task.sleep(for: .seconds($0)) })
+                        // Once a minute at least: the refresh carries the heartbeat.
+                        await sync.run(interval: min(configuration.listRefreshInterval, HeartbeatMeter.interval), clock: now,
+                                       sleep: { try await Task.sleep(for: .seconds($0)) })
                     }
                     created = try await scan(scanner, replay: isReplay, configuration: configuration, outbox: outbox, sync: sync,
                                              stats: stats, mqtt: mqtt, roaming: roaming, nearby: nearby, clock: clock, group: &group, logger: logger)
@@ -274,6 +295,7 @@ public enum SentinelRunner {
                 guard let time = live else { return }
                 lastTime = time
                 await stats.scanner(await scanner.counts())
+                await stats.inRange(core.openVisits(stamped: false).count)
                 var out = core.tick(at: time, makeID: { UUID() })
                 if roaming != nil {
                     passes.prune(isMissing: core.registry.contains)
@@ -450,6 +472,10 @@ actor Stats {
         var matches = 0
         var created = 0
         var alarms = 0
+        /// The scanner's totals as last read; nil before the first.
+        var counts: ScanCounts?
+        /// Missing bikes whose visit is open now.
+        var missingInRange = 0
     }
 
     private(set) var snapshot: Snapshot
@@ -463,7 +489,9 @@ actor Stats {
 
     func created(_ count: Int) { snapshot.created += count }
     func alarm() { snapshot.alarms += 1 }
+    func inRange(_ count: Int) { snapshot.missingInRange = count }
     func scanner(_ counts: ScanCounts) {
+        snapshot.counts = counts
         snapshot.iBeacons = counts.iBeacons
         snapshot.scannerRestarts = counts.restarts
         snapshot.scannerDeafSeconds = counts.deafSeconds

@@ -45,6 +45,12 @@ public struct ServerOptions: Sendable {
     public var leafletDirectory: String = "/usr/share/javascript/leaflet"
     /// How long dashboard (cookie) sessions last without use, and at most.
     public var sessions = SessionPolicy()
+    /// When a sentinel counts as silent or degraded (`serve --sentinel-silent-after` etc.).
+    public var sentinelThresholds = SentinelThresholds()
+    /// Who is told when a sentinel turns degraded or silent, and after how long (`serve --operator-email`, `--sentinel-alert-after`).
+    public var sentinelAlerts = SentinelAlertPolicy()
+    /// How often the server looks for sentinels that went silent.
+    public var sentinelSweepInterval: Duration = .seconds(15)
     /// The wall clock in epoch milliseconds; injected so tests control time-based policies.
     public var now: @Sendable () -> Int64
 

@@ -24,6 +24,12 @@ struct ServerState: Sendable {
     }
     var sightings: SightingStore { SightingStore(database: database, notifications: notifications) }
     var pushSubscriptions: PushSubscriptionStore { PushSubscriptionStore(database: database) }
+    var sentinelHealth: SentinelHealthStore { SentinelHealthStore(database: database, thresholds: options.sentinelThresholds) }
+    var sentinelAlerts: SentinelAlertStore {
+        SentinelAlertStore(database: database, policy: options.sentinelAlerts, mail: options.mail, dispatcher: notifications,
+                           backoff: options.webhookBackoff,
+                           logger: logger, now: options.now)
+    }
     var mailer: AccountMailer { AccountMailer(options: options.mail, logger: logger, now: options.now) }
     var now: Int64 { options.now() }
 }

@@ -31,6 +31,21 @@ final class BlueZSession {
     private enum Phase: Equatable {
         case waiting(Wait)
         case scanning(Adapter)
+
+        /// The radio's state as the heartbeat reports it.
+        func radio(_ counts: inout ScanCounts) {
+            switch self {
+            case .scanning:
+                // Whether discovery really runs is the keeper's to say (`ScanShared.setListening`).
+                (counts.adapterPresent, counts.adapterPowered) = (true, true)
+            case .waiting(.adapterMissing), .waiting(.adapterRemoved):
+                (counts.adapterPresent, counts.adapterPowered, counts.scanning) = (false, nil, false)
+            case .waiting(.adapterOff):
+                (counts.adapterPresent, counts.adapterPowered, counts.scanning) = (true, false, false)
+            case .waiting:
+                (counts.adapterPresent, counts.adapterPowered, counts.scanning) = (nil, nil, false)
+            }
+        }
     }
 
     private static let pollMilliseconds: Int32 = 100
@@ -49,7 +64,9 @@ final class BlueZSession {
 
     private var connection: BusConnection?
     private var bluezOwner: String?
-    private var phase = Phase.waiting(.starting)
+    private var phase = Phase.waiting(.starting) {
+        didSet { shared.update { phase.radio(&$0) } }
+    }
     private var nextAttempt: ContinuousClock.Instant?
     private var lastActivity: ContinuousClock.Instant
     private var devices = DeviceTable()

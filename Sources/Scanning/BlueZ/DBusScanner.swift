@@ -168,6 +168,7 @@ final class ScanShared: Sendable {
         let now = ContinuousClock.now
         state.withLock { state in
             state.counts.waitingFor = listening ? nil : waitingFor
+            state.counts.scanning = listening
             if listening, let since = state.deafSince {
                 state.deafBefore += seconds(since.duration(to: now))
                 state.deafSince = nil

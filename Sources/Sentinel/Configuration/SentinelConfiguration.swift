@@ -43,7 +43,8 @@ public struct SentinelConfiguration: Equatable, Sendable {
     public var resetsStuckDiscovery = true
     /// D-Bus backend: when bluetoothd crashed and systemd does not restart it, ask D-Bus to start it.
     public var startsBluetoothd = true
-    /// Seconds between missing-list refreshes (jittered ±10 %).
+    /// Seconds between missing-list refreshes (jittered ±10 %); the sentinel refreshes at least once a
+    /// minute regardless, since the refresh carries its heartbeat (`HeartbeatMeter.interval`).
     public var listRefreshInterval: Double = 300
     /// Shortest time between `present` reports of one visit, seconds.
     public var presentInterval: Double = 300

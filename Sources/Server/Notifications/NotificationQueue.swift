@@ -16,6 +16,8 @@ struct NotificationQueue: Sendable {
     let now: @Sendable () -> Int64
     /// Ends missing periods that ran out and reminds their owners first; nil where a test drives it itself.
     var missingExpiry: MissingExpiry? = nil
+    /// Alert mails about sentinels, sent in the same rounds (their own table: their readers need no account).
+    var alerts: SentinelAlertStore? = nil
 
     private struct Row: Sendable {
         var id: Int64
@@ -33,6 +35,7 @@ struct NotificationQueue: Sendable {
         try await dispatcher.flushDue(now: now(), database: database)
         try await BikeDateStore(database: database).remindDue(now: now(), dispatcher: dispatcher)
         try await missingExpiry?.run(now: now())
+        try await alerts?.deliverDue()
         let channels = senders.keys.map(\.rawValue)
         guard !channels.isEmpty else { return }
         let time = now()

@@ -17,7 +17,13 @@ enum OpsRoutes {
         }
 
         router.get("/metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            // Counted from the database at each scrape, so every replica reports the network's states alike.
+            do {
+                state.metrics.sentinels(try await state.sentinelHealth.counts())
+            } catch {
+                state.logger.error("metrics: cannot count sentinels by state; the gauge keeps its last values", metadata: ["error": "\(error)"])
+            }
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                      body: .init(byteBuffer: ByteBuffer(bytes: state.metrics.render())))
         }
 

@@ -39,6 +39,13 @@ struct SQLiteServerTests {
     @Test func beaconPaste() async throws { try await BeaconPasteScenarios.parse(.sqlite) }
     @Test func bikeDates() async throws { try await DateScenarios.reminders(.sqlite) }
     @Test func findMyTag() async throws { try await NearbyScenarios.findMyTag(.sqlite) }
+    @Test func sentinelHealth() async throws { try await HeartbeatScenarios.statesAndTransitions(.sqlite) }
+    @Test func badHeartbeats() async throws { try await HeartbeatScenarios.badHeartbeats(.sqlite) }
+    @Test func sentinelTransitionOnceAcrossReplicas() async throws { try await HeartbeatScenarios.oneTransitionAcrossReplicas(.sqlite) }
+    @Test func sentinelStatesAfterRestart() async throws { try await HeartbeatScenarios.recomputedAfterRestart(.sqlite) }
+    @Test func sentinelAlerts() async throws { try await AlertScenarios.silentThenRecovered(.sqlite) }
+    @Test func sentinelAlertsPushHomeOwner() async throws { try await AlertScenarios.homeOwnerPush(.sqlite) }
+    @Test func operatorNetworkView() async throws { try await NetworkScenarios.operatorView(.sqlite) }
 }
 
 @Suite("Server on PostgreSQL", .enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
@@ -79,4 +86,11 @@ struct PostgresServerTests {
     @Test func beaconPaste() async throws { try await BeaconPasteScenarios.parse(.postgres) }
     @Test func bikeDates() async throws { try await DateScenarios.reminders(.postgres) }
     @Test func findMyTag() async throws { try await NearbyScenarios.findMyTag(.postgres) }
+    @Test func sentinelHealth() async throws { try await HeartbeatScenarios.statesAndTransitions(.postgres) }
+    @Test func badHeartbeats() async throws { try await HeartbeatScenarios.badHeartbeats(.postgres) }
+    @Test func sentinelTransitionOnceAcrossReplicas() async throws { try await HeartbeatScenarios.oneTransitionAcrossReplicas(.postgres) }
+    @Test func sentinelStatesAfterRestart() async throws { try await HeartbeatScenarios.recomputedAfterRestart(.postgres) }
+    @Test func sentinelAlerts() async throws { try await AlertScenarios.silentThenRecovered(.postgres) }
+    @Test func sentinelAlertsPushHomeOwner() async throws { try await AlertScenarios.homeOwnerPush(.postgres) }
+    @Test func operatorNetworkView() async throws { try await NetworkScenarios.operatorView(.postgres) }
 }
