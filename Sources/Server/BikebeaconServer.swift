@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdBcrypt
 import Logging
+import NIOCore
 import NIOPosix
 import ServiceLifecycle
 
@@ -70,8 +71,14 @@ public enum BikebeaconServer {
         if case let .postgres(url) = database.url {
             services.append(PostgresEventListener(url: url, events: database.events, logger: logger))
         }
+        if let port = options.metricsPort {
+            services.append(OpsRoutes.metricsListener(metrics, host: options.metricsHost, port: port, logger: logger))
+        }
         return Application(
             router: router,
+            // The idle timeout closes a connection that sends nothing, a request's head or body half sent
+            // included; a request being answered (an open event stream) is not idle.
+            server: .http1(configuration: .init(idleTimeout: TimeAmount(options.idleTimeout))),
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "bikebeacon"),
             services: services,
             logger: logger)

@@ -10,6 +10,13 @@ import Durable
 public struct ServerOptions: Sendable {
     public var host: String
     public var port: Int
+    /// Where Prometheus reads `/metrics` (`serve --metrics-host/--metrics-port`); no port, no metrics listener.
+    /// Never the API's port: see `OpsRoutes.metricsRouter`.
+    public var metricsHost = "127.0.0.1"
+    public var metricsPort: Int? = nil
+    /// A connection that sends nothing this long is closed (`serve --idle-timeout`): half-sent requests
+    /// cannot hold connections (and file descriptors) open for good. Open event streams are not idle.
+    public var idleTimeout: Duration = .seconds(30)
     /// bcrypt work factor; 12 in production, lower only in tests.
     public var bcryptCost: UInt8
     public var loginThrottle: LoginThrottle

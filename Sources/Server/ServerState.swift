@@ -17,6 +17,7 @@ struct ServerState: Sendable {
 
     var sessions: SessionStore { SessionStore(database: database) }
     var accounts: AccountStore { AccountStore(database: database) }
+    var logins: LoginGuard { LoginGuard(database: database, throttle: options.loginThrottle) }
     var missingList: MissingListStore { MissingListStore(database: database, retention: options.deltaRetention) }
     var bikes: BikeStore { BikeStore(database: database, missingList: missingList, notifications: notifications, limit: options.bikesPerAccount) }
     var sightings: SightingStore { SightingStore(database: database, notifications: notifications) }

@@ -162,6 +162,15 @@ enum Migrations {
               count BIGINT NOT NULL, heard_ms BIGINT NOT NULL, PRIMARY KEY (sentinel_id, beacon_uuid, beacon_major, beacon_minor))
             """,
         ]),
+        // Log-in attempts claimed before bcrypt, with their client address (#35, `LoginGuard`). Version 80: parallel
+        // branches add steps too. The old rows (the last five minutes' failures, without a client) are not worth keeping.
+        common(80, [
+            "DROP TABLE login_attempts",
+            "CREATE TABLE login_attempts (id TEXT PRIMARY KEY, email TEXT NOT NULL, client TEXT NOT NULL, time_ms BIGINT NOT NULL)",
+            "CREATE INDEX login_attempts_email ON login_attempts (email, client, time_ms)",
+            "CREATE INDEX login_attempts_client ON login_attempts (client, time_ms)",
+            "CREATE INDEX login_attempts_time ON login_attempts (time_ms)",
+        ]),
     ]
 
     /// Password-reset and email-verification tokens (#9, email). Version 30: see step 20.
