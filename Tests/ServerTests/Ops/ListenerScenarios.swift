@@ -72,13 +72,32 @@ enum ListenerScenarios {
     }
 }
 
+extension ListenerScenarios {
+    /// A client that leaves halfway through its request body is nobody's error: the server neither answers nor
+    /// counts (or logs) a 500 for it.
+    static func clientAbortIsNoServerError(_ backend: Backend) async throws {
+        let metrics = ServerMetrics()
+        try await Harness.make(backend).run(.live, metrics: metrics) { client in
+            let port = try #require(client.port)
+            let fd = try RawConnection.open(port: port, sending: "POST /v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                                                  + "Content-Length: 100\r\n\r\n{\"email\": \"a")
+            try await Task.sleep(for: .milliseconds(200))
+            close(fd)
+            #expect(try await client.send(.get, "/healthz").status == .ok)
+            try await Task.sleep(for: .milliseconds(300))
+            let text = String(decoding: metrics.render(), as: UTF8.self)
+            #expect(text.contains(#"route="/healthz""#))
+            #expect(!text.contains(#"status="500""#), "\(text)")
+        }
+    }
+}
+
 /// A plain TCP connection to loopback, for requests no HTTP client would send.
 enum RawConnection {
-    /// Connects, sends `text`, and waits up to `within` for the server to close the connection.
-    static func closedByPeer(port: Int, sending text: String, within: Duration) throws -> Bool {
+    /// Connects and sends `text`; the caller closes the descriptor.
+    static func open(port: Int, sending text: String) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw LocalServerError("cannot open a socket") }
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -86,8 +105,18 @@ enum RawConnection {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
-        guard connected else { throw LocalServerError("cannot connect to 127.0.0.1:\(port)") }
+        guard connected else {
+            close(fd)
+            throw LocalServerError("cannot connect to 127.0.0.1:\(port)")
+        }
         _ = text.withCString { send(fd, $0, strlen($0), 0) }
+        return fd
+    }
+
+    /// Connects, sends `text`, and waits up to `within` for the server to close the connection.
+    static func closedByPeer(port: Int, sending text: String, within: Duration) throws -> Bool {
+        let fd = try open(port: port, sending: text)
+        defer { close(fd) }
         let deadline = ContinuousClock.now + within
         var buffer = [UInt8](repeating: 0, count: 4096)
         while ContinuousClock.now < deadline {

@@ -11,16 +11,17 @@ import Testing
 enum StreamEndScenarios {
     static let password = "correct horse battery"
 
-    /// Opens a stream on `token`, runs `end`, and returns how long the stream took to close after it (or
-    /// about 3 s, when it did not close and the watchdog cut it).
+    /// Opens a stream on `token`, runs `end`, and returns how long the stream took to close once `end` was answered
+    /// (about 3 s when it did not close and the watchdog cut it).
     static func closing(port: Int, token: String, by end: () async throws -> Void) async throws -> Duration {
         let stream = await readEvents(port: port, token: token) { _ in false }
+        try await end()
+        // From the answer on: the session is gone by then (the stream may have closed already).
+        let start = ContinuousClock.now
         let watchdog = Task {
             try await Task.sleep(for: .seconds(3))
             stream.cancel()
         }
-        let start = ContinuousClock.now
-        try await end()
         let text = try await stream.value
         let elapsed = ContinuousClock.now - start
         watchdog.cancel()

@@ -17,6 +17,7 @@ struct SQLiteServerTests {
     @Test func passwordChange() async throws { try await AccountSecurityScenarios.passwordChange(.sqlite) }
     @Test func metricsOnTheirOwnListener() async throws { try await ListenerScenarios.metricsOnTheirOwnListener(.sqlite) }
     @Test func halfSentRequestsTimeOut() async throws { try await ListenerScenarios.halfSentRequestsTimeOut(.sqlite) }
+    @Test func clientAbortIsNoServerError() async throws { try await ListenerScenarios.clientAbortIsNoServerError(.sqlite) }
     @Test func signupThrottleCountsThePeer() async throws { try await AccountScenarios.signupThrottleCountsThePeer(.sqlite) }
     @Test func cookieSessions() async throws { try await SessionScenarios.cookieSessions(.sqlite) }
     @Test func bikes() async throws { try await BikeScenarios.crud(.sqlite) }
@@ -66,6 +67,7 @@ struct PostgresServerTests {
     @Test func passwordChange() async throws { try await AccountSecurityScenarios.passwordChange(.postgres) }
     @Test func metricsOnTheirOwnListener() async throws { try await ListenerScenarios.metricsOnTheirOwnListener(.postgres) }
     @Test func halfSentRequestsTimeOut() async throws { try await ListenerScenarios.halfSentRequestsTimeOut(.postgres) }
+    @Test func clientAbortIsNoServerError() async throws { try await ListenerScenarios.clientAbortIsNoServerError(.postgres) }
     @Test func signupThrottleCountsThePeer() async throws { try await AccountScenarios.signupThrottleCountsThePeer(.postgres) }
     @Test func cookieSessions() async throws { try await SessionScenarios.cookieSessions(.postgres) }
     @Test func bikes() async throws { try await BikeScenarios.crud(.postgres) }
