@@ -41,7 +41,8 @@ public enum BikebeaconServer {
         let state = ServerState(
             database: database, options: options, metrics: metrics,
             sentinelLimiter: RateLimiter(database: database, limit: options.sentinelRateLimit),
-            signupLimiter: RateLimiter(database: database, limit: options.signupLimit), logger: logger, dummyPasswordHash: dummy,
+            signupLimiter: RateLimiter(database: database, limit: options.signupLimit),
+            beaconTakenLimiter: RateLimiter(database: database, limit: options.beaconTakenLimit), logger: logger, dummyPasswordHash: dummy,
             vapid: vapid, outbound: outbound, notifications: dispatcher)
         let router = Router(context: AppContext.self)
         router.add(middleware: MetricsMiddleware(metrics: metrics))

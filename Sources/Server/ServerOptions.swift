@@ -28,6 +28,8 @@ public struct ServerOptions: Sendable {
     /// Sign-ups per client address (`serve --signups-per-hour`), shared by every server on the database.
     /// Every account may add bikes to the list each sentinel holds, so a script must not mint accounts freely.
     public var signupLimit = RateLimit.perHour(10)
+    /// `409 beacon_taken` answers per account (`BeaconProbes`): a few at once, then one an hour.
+    public var beaconTakenLimit = RateLimit(perSecond: 1.0 / 3600, burst: 5)
     /// Believe `X-Forwarded-For` from any peer, for a reverse proxy on another host (`serve --trust-proxy`);
     /// it is always believed from loopback. See `ClientAddress`.
     public var trustProxy = false

@@ -8,6 +8,7 @@ struct ServerState: Sendable {
     let metrics: ServerMetrics
     let sentinelLimiter: RateLimiter
     let signupLimiter: RateLimiter
+    let beaconTakenLimiter: RateLimiter
     let logger: Logger
     /// A bcrypt hash of a random string at the configured cost, checked when no account matches so failed logins take equal time.
     let dummyPasswordHash: String

@@ -63,14 +63,16 @@ enum AccountSecurityScenarios {
         }
     }
 
-    /// A made-up reset token is refused before the new password is hashed: at cost 14 a hash takes about a second.
+    /// A made-up reset token is refused before the new password is hashed: at cost 15 a hash takes about two seconds
+    /// here. Run on one backend only: the check is the same on both, and two such servers starting at once (each hashes
+    /// its dummy password) would fill the thread pool that SQLite's calls also wait for.
     static func resetChecksTheTokenFirst(_ backend: Backend) async throws {
-        try await Harness.make(backend, options: Harness.testOptions { $0.bcryptCost = 14 }).run { client in
+        try await Harness.make(backend, options: Harness.testOptions { $0.bcryptCost = 15 }).run { client in
             let start = ContinuousClock.now
             expectError(try await client.send(.post, "/v1/password-reset/confirm", json: ["token": "bbr_made_up", "password": "a new password 2"]),
                         .badRequest, "invalid_token")
             let elapsed = ContinuousClock.now - start
-            #expect(elapsed < .milliseconds(500), "a made-up token took \(elapsed): the password was hashed first")
+            #expect(elapsed < .seconds(1), "a made-up token took \(elapsed): the password was hashed first")
         }
     }
 

@@ -22,6 +22,7 @@ struct SQLiteServerTests {
     @Test func cookieSessions() async throws { try await SessionScenarios.cookieSessions(.sqlite) }
     @Test func bikes() async throws { try await BikeScenarios.crud(.sqlite) }
     @Test func bikesPerAccount() async throws { try await BikeScenarios.bikesPerAccount(.sqlite) }
+    @Test func beaconTakenIsNoOracle() async throws { try await BikeScenarios.beaconTakenIsNoOracle(.sqlite) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.sqlite) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.sqlite) }
     @Test func roamingSightings() async throws { try await RoamingSightingScenarios.positionsRoundTrip(.sqlite) }
@@ -61,7 +62,6 @@ struct PostgresServerTests {
     @Test func lockOutSparesTheOwner() async throws { try await LoginLimitScenarios.lockOutSparesTheOwner(.postgres) }
     @Test func streamsEndWithTheirSession() async throws { try await StreamEndScenarios.endsWithItsSession(.postgres) }
     @Test func passwordChecksAreThrottled() async throws { try await AccountSecurityScenarios.passwordChecksAreThrottled(.postgres) }
-    @Test func resetChecksTheTokenFirst() async throws { try await AccountSecurityScenarios.resetChecksTheTokenFirst(.postgres) }
     @Test func weakPasswordAtSignUp() async throws { try await AccountSecurityScenarios.weakPasswordAtSignUp(.postgres) }
     @Test func nulBytesAndNosniff() async throws { try await AccountSecurityScenarios.nulBytesAndNosniff(.postgres) }
     @Test func passwordChange() async throws { try await AccountSecurityScenarios.passwordChange(.postgres) }
@@ -72,6 +72,7 @@ struct PostgresServerTests {
     @Test func cookieSessions() async throws { try await SessionScenarios.cookieSessions(.postgres) }
     @Test func bikes() async throws { try await BikeScenarios.crud(.postgres) }
     @Test func bikesPerAccount() async throws { try await BikeScenarios.bikesPerAccount(.postgres) }
+    @Test func beaconTakenIsNoOracle() async throws { try await BikeScenarios.beaconTakenIsNoOracle(.postgres) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.postgres) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.postgres) }
     @Test func roamingSightings() async throws { try await RoamingSightingScenarios.positionsRoundTrip(.postgres) }
