@@ -197,6 +197,7 @@ let package = Package(
             dependencies: [
                 "Beacon", "Registry", "Durable", "BikebeaconAPI", "Mail",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -277,7 +278,7 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Beacon", "BikebeaconAPI", "TestSupport", "bikebeacon-server",
+                "Server", "Beacon", "BikebeaconAPI", "TestSupport", "bikebeacon-server", "LocalServer",
                 "Mail", .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

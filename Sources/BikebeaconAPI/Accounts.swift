@@ -9,6 +9,17 @@ public struct Credentials: Codable, Sendable, Equatable {
     }
 }
 
+/// `PUT /v1/account/password`: the password now and the one to use from now on.
+public struct PasswordChange: Codable, Sendable, Equatable {
+    public var currentPassword: String
+    public var newPassword: String
+
+    public init(currentPassword: String, newPassword: String) {
+        self.currentPassword = currentPassword
+        self.newPassword = newPassword
+    }
+}
+
 /// An owner's account as `POST /v1/accounts` and `GET /v1/account` show it.
 public struct Account: Codable, Sendable, Equatable {
     public var id: String

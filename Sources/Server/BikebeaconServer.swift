@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdBcrypt
 import Logging
+import NIOCore
 import NIOPosix
 import ServiceLifecycle
 
@@ -40,7 +41,8 @@ public enum BikebeaconServer {
         let state = ServerState(
             database: database, options: options, metrics: metrics,
             sentinelLimiter: RateLimiter(database: database, limit: options.sentinelRateLimit),
-            signupLimiter: RateLimiter(database: database, limit: options.signupLimit), logger: logger, dummyPasswordHash: dummy,
+            signupLimiter: RateLimiter(database: database, limit: options.signupLimit),
+            beaconTakenLimiter: RateLimiter(database: database, limit: options.beaconTakenLimit), logger: logger, dummyPasswordHash: dummy,
             vapid: vapid, outbound: outbound, notifications: dispatcher)
         let router = Router(context: AppContext.self)
         router.add(middleware: MetricsMiddleware(metrics: metrics))
@@ -75,8 +77,20 @@ public enum BikebeaconServer {
         if case let .postgres(url) = database.url {
             services.append(PostgresEventListener(url: url, events: database.events, logger: logger))
         }
+        if let port = options.metricsPort {
+            services.append(OpsRoutes.metricsListener(metrics, host: options.metricsHost, port: port, logger: logger) { [state] in
+                do {
+                    state.metrics.sentinels(try await state.sentinelHealth.counts())
+                } catch {
+                    state.logger.error("metrics: cannot count sentinels by state; the gauge keeps its last values", metadata: ["error": "\(error)"])
+                }
+            })
+        }
         return Application(
             router: router,
+            // The idle timeout closes a connection that sends nothing, a request's head or body half sent
+            // included; a request being answered (an open event stream) is not idle.
+            server: .http1(configuration: .init(idleTimeout: TimeAmount(options.idleTimeout))),
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "bikebeacon"),
             services: services,
             logger: logger)

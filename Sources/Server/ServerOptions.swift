@@ -10,6 +10,13 @@ import Durable
 public struct ServerOptions: Sendable {
     public var host: String
     public var port: Int
+    /// Where Prometheus reads `/metrics` (`serve --metrics-host/--metrics-port`); no port, no metrics listener.
+    /// Never the API's port: see `OpsRoutes.metricsRouter`.
+    public var metricsHost = "127.0.0.1"
+    public var metricsPort: Int? = nil
+    /// A connection that sends nothing this long is closed (`serve --idle-timeout`): half-sent requests
+    /// cannot hold connections (and file descriptors) open for good. Open event streams are not idle.
+    public var idleTimeout: Duration = .seconds(30)
     /// bcrypt work factor; 12 in production, lower only in tests.
     public var bcryptCost: UInt8
     public var loginThrottle: LoginThrottle
@@ -23,6 +30,8 @@ public struct ServerOptions: Sendable {
     /// Sign-ups per client address (`serve --signups-per-hour`), shared by every server on the database.
     /// Every account may add bikes to the list each sentinel holds, so a script must not mint accounts freely.
     public var signupLimit = RateLimit.perHour(10)
+    /// `409 beacon_taken` answers per account (`BeaconProbes`): a few at once, then one an hour.
+    public var beaconTakenLimit = RateLimit(perSecond: 1.0 / 3600, burst: 5)
     /// Believe `X-Forwarded-For` from any peer, for a reverse proxy on another host (`serve --trust-proxy`);
     /// it is always believed from loopback. See `ClientAddress`.
     public var trustProxy = false

@@ -8,6 +8,7 @@ struct ServerState: Sendable {
     let metrics: ServerMetrics
     let sentinelLimiter: RateLimiter
     let signupLimiter: RateLimiter
+    let beaconTakenLimiter: RateLimiter
     let logger: Logger
     /// A bcrypt hash of a random string at the configured cost, checked when no account matches so failed logins take equal time.
     let dummyPasswordHash: String
@@ -17,6 +18,7 @@ struct ServerState: Sendable {
 
     var sessions: SessionStore { SessionStore(database: database) }
     var accounts: AccountStore { AccountStore(database: database) }
+    var logins: LoginGuard { LoginGuard(database: database, throttle: options.loginThrottle) }
     var missingList: MissingListStore { MissingListStore(database: database, retention: options.deltaRetention) }
     var bikes: BikeStore {
         BikeStore(database: database, missingList: missingList, notifications: notifications, limit: options.bikesPerAccount,

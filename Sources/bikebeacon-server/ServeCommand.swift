@@ -10,6 +10,11 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on.") var port = 8080
+    @Option(help: "Address the Prometheus metrics listener binds; keep it off the public network.") var metricsHost = "127.0.0.1"
+    @Option(help: "Port for GET /metrics (Prometheus), apart from the API's; without it metrics are not served.")
+    var metricsPort: Int?
+    @Option(help: "Seconds a connection may send nothing (a half-sent request included) before it is closed; open event streams are exempt.")
+    var idleTimeout: Double = 30
     @OptionGroup var database: DatabaseOption
     @Option(help: "Sighting batches per second each sentinel may send (shared by every server on the database).") var sentinelRate: Double = 10
     @Option(help: "bcrypt cost for new passwords (4…31).") var bcryptCost: UInt8 = 12
@@ -61,6 +66,11 @@ struct Serve: AsyncParsableCommand {
 
     func validate() throws {
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4…31") }
+        if let metricsPort {
+            guard (1...65535).contains(metricsPort) else { throw ValidationError("--metrics-port must be 1…65535") }
+            guard metricsPort != port else { throw ValidationError("--metrics-port must differ from --port: metrics stay off the API's port") }
+        }
+        guard idleTimeout >= 1, idleTimeout <= 3600 else { throw ValidationError("--idle-timeout must be 1…3600 seconds") }
         guard sentinelRate > 0 else { throw ValidationError("--sentinel-rate must be positive") }
         guard bikesPerAccount > 0 else { throw ValidationError("--bikes-per-account must be at least 1") }
         guard (1...365).contains(missingDays) else { throw ValidationError("--missing-days must be 1…365") }
@@ -117,6 +127,9 @@ struct Serve: AsyncParsableCommand {
         options.missingPeriod = MissingPeriod(days: missingDays)
         options.signupLimit = .perHour(signupsPerHour)
         options.trustProxy = trustProxy
+        options.metricsHost = metricsHost
+        options.metricsPort = metricsPort
+        options.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
         if let mail = options.mail {
             logger.info("email enabled", metadata: ["smtp": "\(mail.smtp)", "from": "\(mail.from.address)", "links": "\(mail.publicURL)"])
         }

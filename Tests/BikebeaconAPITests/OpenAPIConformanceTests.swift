@@ -160,6 +160,7 @@ import Yams
                    minimal: SharedBike(name: "Commuter", make: "", model: "", colour: "", frameNumber: "", engineNumber: "", notes: nil,
                                        missing: false, missingSince: nil, expiresAt: "2026-11-24T09:00:00.000Z", sightings: [])),
             Sample("AccountDeletion", AccountDeletion(password: "correct horse battery")),
+            Sample("PasswordChange", PasswordChange(currentPassword: "correct horse battery", newPassword: "a better horse battery")),
             Sample("BikeDateRequest", BikeDateRequest(name: "Insurance renewal", due: "2026-12-01", remindDaysBefore: 14, timeZone: "Europe/Amsterdam"),
                    minimal: BikeDateRequest(name: "Service", due: "2027-03-01")),
             Sample("BikeDate", date, minimal: BikeDate(id: "d2", bikeId: "b1", name: "Service", due: "2027-03-01", remindDaysBefore: 7,

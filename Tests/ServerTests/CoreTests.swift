@@ -21,10 +21,31 @@ import Testing
     }
 
     @Test func loginThrottleWaitsOutTheWindow() {
-        let throttle = LoginThrottle(maxFailures: 3, windowMilliseconds: 60_000)
-        #expect(throttle.wait(failures: [1_000, 2_000], now: 3_000) == nil)
-        #expect(throttle.wait(failures: [1_000, 2_000, 3_000], now: 4_000) == 57_000)
-        #expect(throttle.wait(failures: [1_000, 2_000, 3_000], now: 61_001) == nil)
+        let throttle = LoginThrottle(maxFailures: 3, maxPerEmail: 10, maxPerClient: 5, windowMilliseconds: 60_000)
+        func refusal(pair: [Int64], email: Int? = nil, client: [Int64]? = nil, now: Int64) -> LoginThrottle.Refusal? {
+            throttle.refusal(.init(pair: pair, email: email ?? pair.count, client: client ?? pair), now: now)
+        }
+        #expect(refusal(pair: [1_000, 2_000], now: 3_000) == nil)
+        #expect(refusal(pair: [1_000, 2_000, 3_000], now: 4_000) == .email(wait: 57_000))
+        #expect(refusal(pair: [1_000, 2_000, 3_000], now: 61_001) == nil)
+        // One address over many emails: held until its fifth-newest attempt leaves the window.
+        #expect(refusal(pair: [], client: [1_000, 2_000, 3_000, 4_000, 5_000], now: 6_000) == .client(wait: 55_000))
+        // An email under attack from many addresses: an address that failed on it waits out its newest failure,
+        // one that has not may try.
+        #expect(refusal(pair: [2_000], email: 10, now: 6_000) == .email(wait: 56_000))
+        #expect(refusal(pair: [], email: 10, now: 6_000) == nil)
+    }
+
+    @Test func guessablePasswordsAreRefused() {
+        for weak in ["12345678", "123456789", "87654321", "aaaaaaaa", "11111111", "12121212", "abcabcabc", "Password1", "qwertyui",
+                     "abcdefgh", "iloveyou", "1q2w3e4r", "P@ssw0rd"] {
+            #expect(PasswordPolicy.problem(weak, field: "password") != nil, "accepted \(weak)")
+        }
+        for fine in ["correct horse battery", "field password 1", "a new password", "bench password", "Tr0ub4dor&3", "13572468"] {
+            #expect(PasswordPolicy.problem(fine, field: "password") == nil, "refused \(fine)")
+        }
+        #expect(PasswordPolicy.problem("short", field: "password")?.contains("8 characters") == true)
+        #expect(PasswordPolicy.problem(String(repeating: "é", count: 37), field: "password")?.contains("72 bytes") == true)
     }
 
     @Test func tokenBucketRefills() {

@@ -1,7 +1,5 @@
 import BikebeaconAPI
 import Hummingbird
-import HummingbirdBcrypt
-import NIOPosix
 import SQLKit
 
 /// An owner's data rights: take everything away (export) and leave (delete the account).
@@ -17,12 +15,13 @@ enum AccountDataRoutes {
         }
 
         callers.delete("/v1/account") { request, context in
-            let accountID = try context.owner().accountID
+            let owner = try context.owner()
+            let accountID = owner.accountID
             let body = try await JSONResponse.decode(AccountDeletion.self, from: request, context: context)
-            guard let email = try await state.accounts.email(accountID: accountID),
-                  let stored = try await state.accounts.credentials(email: email) else { throw APIError.unauthenticated }
-            guard try await AccountRoutes.matches(body.password, hash: stored.passwordHash) else { throw APIError(.forbidden, "invalid_credentials", "the password is wrong; the account was not deleted") }
+            try await AccountRoutes.confirm(password: body.password, owner: owner, request: request, context: context, state: state,
+                                            refusal: "the password is wrong; the account was not deleted")
             try await AccountData(database: state.database).delete(accountID: accountID, missingList: state.missingList)
+            await state.sessions.wakeStreams(of: accountID)
             state.logger.notice("account deleted at its owner's request", metadata: ["account": "\(accountID)"])
             return Response(status: .noContent)
         }
@@ -65,6 +64,7 @@ struct AccountData: Sendable {
             try await db.raw("DELETE FROM bikes WHERE owner_id = \(bind: accountID)").run()
             if !missing.isEmpty { _ = try await missingList.recordChange(of: missing.map(\.beacon), in: db) }
             try await db.raw("DELETE FROM accounts WHERE id = \(bind: accountID)").run()
+            try await SessionStore.ended(accountID: accountID, in: db)
         }
     }
 }

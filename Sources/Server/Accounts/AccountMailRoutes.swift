@@ -1,7 +1,5 @@
 import BikebeaconAPI
 import Hummingbird
-import HummingbirdBcrypt
-import NIOPosix
 
 /// Password reset and email verification: links mailed to the owner, redeemed once.
 enum AccountMailRoutes {
@@ -25,10 +23,10 @@ enum AccountMailRoutes {
         router.post("/v1/password-reset/confirm") { request, context in
             let body = try await JSONResponse.decode(PasswordResetConfirmation.self, from: request, context: context)
             try AccountRoutes.check(password: body.password)
-            let cost = state.options.bcryptCost
-            let password = body.password
-            let hash = try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
             let now = state.now
+            // The token first: a made-up one must not cost a bcrypt hash (redeeming below is what decides).
+            guard try await tokens.isRedeemable(body.token, purpose: .passwordReset, now: now) else { throw invalidToken }
+            let hash = try await AccountRoutes.hash(body.password, state: state)
             // The link proves the owner reads this mailbox: the address counts as verified, and old sessions end.
             let account = try await tokens.redeem(body.token, purpose: .passwordReset, now: now) { accountID, db in
                 try await db.raw("""
@@ -36,8 +34,10 @@ enum AccountMailRoutes {
                     WHERE id = \(bind: accountID)
                     """).run()
                 try await db.raw("DELETE FROM sessions WHERE account_id = \(bind: accountID)").run()
+                try await SessionStore.ended(accountID: accountID, in: db)
             }
-            guard account != nil else { throw invalidToken }
+            guard let account else { throw invalidToken }
+            await state.sessions.wakeStreams(of: account)
             return Response(status: .noContent)
         }
 

@@ -13,8 +13,7 @@ enum AccountRoutes {
             let email = try normalised(email: credentials.email)
             try check(password: credentials.password)
             try await throttleSignUp(request, context: context, state: state)
-            let cost = state.options.bcryptCost
-            let hash = try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(credentials.password, cost: cost) }
+            let hash = try await hash(credentials.password, state: state)
             guard let id = try await state.accounts.create(email: email, passwordHash: hash, now: state.now) else {
                 throw APIError(.conflict, "email_taken", "an account with this email exists; log in instead")
             }
@@ -28,22 +27,15 @@ enum AccountRoutes {
             let credentials = try await JSONResponse.decode(LogIn.self, from: request, context: context)
             let email = try normalised(email: credentials.email)
             let now = state.now
-            let throttle = state.options.loginThrottle
-            let failures = try await state.accounts.failedLogins(email: email, since: now - throttle.windowMilliseconds)
-            if let wait = throttle.wait(failures: failures, now: now) {
-                let seconds = Int((wait + 999) / 1000)
-                throw APIError.rateLimited(retryAfter: seconds, "too many failed logins for this email; try again in \(seconds) s")
-            }
+            // Counted before bcrypt: parallel guesses see each other, and a refused one costs no hashing.
+            let attempt = try await state.logins.claim(email: email, client: client(of: request, context: context, state: state), now: now)
             let found = try await state.accounts.credentials(email: email)
-            let password = credentials.password
             // Verify against a dummy hash when there is no account, so timing does not reveal which emails exist.
-            let storedHash = found?.passwordHash ?? state.dummyPasswordHash
-            let valid = try await matches(password, hash: storedHash)
+            let valid = try await matches(credentials.password, hash: found?.passwordHash ?? state.dummyPasswordHash)
             guard let account = found, valid else {
-                try await state.accounts.recordFailedLogin(email: email, now: now, forgetBefore: now - throttle.windowMilliseconds)
                 throw APIError(.unauthorized, "invalid_credentials", "email or password is wrong")
             }
-            try await state.accounts.clearFailedLogins(email: email)
+            try await state.logins.succeeded(attempt)
             try await AccountMailRoutes.checkVerified(accountID: account.id, state: state)
             let token = Tokens.make(prefix: Tokens.ownerPrefix)
             let cookie = credentials.cookie == true
@@ -71,6 +63,24 @@ enum AccountRoutes {
             return try JSONResponse.make(Account(id: accountID, email: email))
         }
 
+        // A new password without email (a server with no SMTP has no reset link): the current one first,
+        // counted like a log-in. Every other session ends, the one asking stays.
+        callers.put("/v1/account/password") { request, context in
+            let owner = try context.owner()
+            let body = try await JSONResponse.decode(PasswordChange.self, from: request, context: context)
+            try check(password: body.newPassword, field: "newPassword")
+            try await confirm(password: body.currentPassword, owner: owner, request: request, context: context, state: state,
+                              refusal: "'currentPassword' is wrong; the password was not changed")
+            let hash = try await hash(body.newPassword, state: state)
+            try await state.database.transaction { db in
+                try await db.raw("UPDATE accounts SET password_hash = \(bind: hash) WHERE id = \(bind: owner.accountID)").run()
+                try await SessionStore.deleteAll(accountID: owner.accountID, keeping: owner.sessionID, in: db)
+            }
+            await state.sessions.wakeStreams(of: owner.accountID)
+            state.logger.notice("password changed by its owner; their other sessions ended", metadata: ["account": "\(owner.accountID)"])
+            return Response(status: .noContent)
+        }
+
         callers.put("/v1/account/webhook") { request, context in
             let accountID = try context.owner().accountID
             let body = try await JSONResponse.decode(WebhookRequest.self, from: request, context: context)
@@ -93,8 +103,7 @@ enum AccountRoutes {
     /// Counts the sign-up against its client (see `ClientAddress`), before the bcrypt work; a taken email counts too,
     /// so the endpoint cannot be used to probe which addresses have accounts at full speed either.
     static func throttleSignUp(_ request: Request, context: AppContext, state: ServerState) async throws {
-        let client = ClientAddress.key(peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[values: .xForwardedFor],
-                                       trustProxy: state.options.trustProxy)
+        let client = client(of: request, context: context, state: state)
         let now = state.now
         try await state.signupLimiter.forgetRefilled(prefix: signupPrefix, now: now)
         guard let wait = try await state.signupLimiter.retryAfter(signupPrefix + client, now: now) else { return }
@@ -104,6 +113,23 @@ enum AccountRoutes {
     }
 
     static let signupPrefix = "signup:"
+
+    /// Whom per-client limits count this request against (see `ClientAddress`).
+    static func client(of request: Request, context: AppContext, state: ServerState) -> String {
+        ClientAddress.key(peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[values: .xForwardedFor],
+                          trustProxy: state.options.trustProxy)
+    }
+
+    /// The logged-in owner's password, asked again before deleting the account or changing the password; counted like a
+    /// log-in (`LoginGuard`), so a stolen session is no faster a password oracle than the log-in form.
+    static func confirm(password: String, owner: OwnerSession, request: Request, context: AppContext, state: ServerState,
+                        refusal: String) async throws {
+        guard let email = try await state.accounts.email(accountID: owner.accountID),
+              let stored = try await state.accounts.credentials(email: email) else { throw APIError.unauthenticated }
+        let attempt = try await state.logins.claim(email: email, client: client(of: request, context: context, state: state), now: state.now)
+        guard try await matches(password, hash: stored.passwordHash) else { throw APIError(.forbidden, "invalid_credentials", refusal) }
+        try await state.logins.succeeded(attempt)
+    }
 
     static func normalised(email: String) throws(APIError) -> String {
         let email = email.trimmingCharacters(in: .whitespaces).lowercased()
@@ -119,10 +145,14 @@ enum AccountRoutes {
         try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
     }
 
-    /// bcrypt reads at most 72 bytes; longer passwords would be silently truncated, so refuse them.
-    static func check(password: String) throws(APIError) {
-        guard password.count >= 8, password.utf8.count <= 72 else {
-            throw .invalid("'password' must be 8 characters to 72 bytes long")
-        }
+    /// A new password, by `PasswordPolicy`.
+    static func check(password: String, field: String = "password") throws(APIError) {
+        if let problem = PasswordPolicy.problem(password, field: field) { throw .invalid(problem) }
+    }
+
+    /// bcrypt's hash at the configured cost, on the thread pool.
+    static func hash(_ password: String, state: ServerState) async throws -> String {
+        let cost = state.options.bcryptCost
+        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
     }
 }

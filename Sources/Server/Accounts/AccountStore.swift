@@ -1,6 +1,6 @@
 import SQLKit
 
-/// Accounts, failed logins and webhook settings in the database (sessions: `SessionStore`).
+/// Accounts and webhook settings in the database (sessions: `SessionStore`, log-in attempts: `LoginGuard`).
 struct AccountStore: Sendable {
     let database: Database
 
@@ -41,27 +41,6 @@ struct AccountStore: Sendable {
         try await database.withSession { db in
             try await db.raw("SELECT email FROM accounts WHERE id = \(bind: accountID)")
                 .first()?.decode(column: "email", as: String.self)
-        }
-    }
-
-    /// Failed logins for this email at or after `since`.
-    func failedLogins(email: String, since: Int64) async throws -> [Int64] {
-        try await database.withSession { db in
-            try await db.raw("SELECT time_ms FROM login_attempts WHERE email = \(bind: email) AND time_ms >= \(bind: since) ORDER BY time_ms")
-                .all().map { try $0.decode(column: "time_ms", as: Int64.self) }
-        }
-    }
-
-    func recordFailedLogin(email: String, now: Int64, forgetBefore: Int64) async throws {
-        try await database.transaction { db in
-            try await db.raw("DELETE FROM login_attempts WHERE email = \(bind: email) AND time_ms < \(bind: forgetBefore)").run()
-            try await db.raw("INSERT INTO login_attempts (email, time_ms) VALUES (\(bind: email), \(bind: now))").run()
-        }
-    }
-
-    func clearFailedLogins(email: String) async throws {
-        try await database.withSession { db in
-            try await db.raw("DELETE FROM login_attempts WHERE email = \(bind: email)").run()
         }
     }
 

@@ -48,6 +48,17 @@ struct AccountTokenStore: Sendable {
         return issued ? token : nil
     }
 
+    /// Whether `redeem` would take the token now; a cheap look before work that only a valid token is worth.
+    func isRedeemable(_ token: String, purpose: Purpose, now: Int64) async throws -> Bool {
+        try await database.withSession { db in
+            try await db.raw("""
+                SELECT account_id FROM account_tokens
+                WHERE token_hash = \(bind: Tokens.digest(token)) AND purpose = \(bind: purpose.rawValue)
+                  AND used_ms IS NULL AND expires_ms > \(bind: now)
+                """).first() != nil
+        }
+    }
+
     /// Uses the token up and returns its account, or nil when it is unknown, used, expired or for another purpose.
     /// `then` runs in the same transaction, so the token is spent only if what it authorises is done.
     func redeem(_ token: String, purpose: Purpose, now: Int64,

@@ -11,7 +11,9 @@ enum BikeRoutes {
             let owner = try context.owner().accountID
             let fields = try await JSONResponse.decode(BikeFields.self, from: request, context: context)
             try fields.validate(creating: true)
-            let bike = try await state.bikes.create(owner: owner, fields: fields, now: state.now)
+            let bike = try await BeaconProbes.counting(owner: owner, beacon: fields.beacon, state: state) {
+                try await state.bikes.create(owner: owner, fields: fields, now: state.now)
+            }
             return try JSONResponse.make(bike, status: .created, headers: [.location: "/v1/bikes/\(bike.id)"])
         }
 
@@ -31,7 +33,10 @@ enum BikeRoutes {
             let id = try bikeID(context)
             let fields = try await JSONResponse.decode(BikeFields.self, from: request, context: context)
             try fields.validate(creating: false)
-            guard let bike = try await state.bikes.update(id: id, owner: owner, fields: fields, now: state.now) else {
+            let updated = try await BeaconProbes.counting(owner: owner, beacon: fields.beacon, state: state) {
+                try await state.bikes.update(id: id, owner: owner, fields: fields, now: state.now)
+            }
+            guard let bike = updated else {
                 throw APIError.bikeNotFound
             }
             return try JSONResponse.make(bike)

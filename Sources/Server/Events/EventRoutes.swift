@@ -5,7 +5,9 @@ import ServiceLifecycle
 
 /// `GET /v1/events`: the owner's events as server-sent events. Resumes after `Last-Event-ID`;
 /// without it, starts with events stored from now on. A stream reads the database only when
-/// `Database.events` signals its owner's channel, so an idle stream costs no CPU.
+/// `Database.events` signals its owner's channel, so an idle stream costs no CPU. A stream ends with its
+/// session: ending one (log-out, revoked from another device, a password reset or change, the account
+/// deleted) signals the owner's channel too, and the stream checks its session at every wake-up.
 enum EventRoutes {
     /// A comment line this often keeps proxies from closing an idle stream, and lets the server
     /// notice a client that went away (the write fails).
@@ -13,7 +15,8 @@ enum EventRoutes {
 
     static func add(to router: RouterGroup<AppContext>, state: ServerState) {
         router.get("/v1/events") { request, context in
-            let account = try context.owner().accountID
+            let owner = try context.owner()
+            let account = owner.accountID
             let start: Int64
             if let last = request.headers[HTTPField.Name("Last-Event-ID")!] {
                 guard let id = Int64(last), id >= 0 else { throw APIError.invalid("'Last-Event-ID' must be an event id") }
@@ -33,6 +36,7 @@ enum EventRoutes {
                 // the restarted server), rather than at their next keep-alive.
                 try await withGracefulShutdownHandler {
                     while !Task.isCancelled, !Task.isShuttingDownGracefully {
+                        guard try await state.sessions.isLive(owner, policy: state.options.sessions, now: state.now) else { break }
                         if checkDatabase {
                             // Until a page comes back short: a burst larger than one page is sent whole.
                             var page: [StoredEvent]

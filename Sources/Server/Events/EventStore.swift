@@ -30,7 +30,12 @@ enum EventStore {
                 VALUES (\(bind: id), \(bind: webhook.url), \(bind: webhook.secret), \(bind: 0), \(bind: now))
                 """).run()
         }
-        // Delivered to every replica's listener when the transaction commits, never before.
+        try await notifyReplicas(account: account, in: db)
+    }
+
+    /// On PostgreSQL, wakes every replica's streams of the account (`PostgresEventListener`), when the
+    /// transaction commits, never before; on SQLite a no-op (the caller signals `Database.events`).
+    static func notifyReplicas(account: String, in db: any SQLDatabase) async throws {
         if db.dialect.name == "postgresql" {
             try await db.raw("SELECT pg_notify(\(bind: PostgresEventListener.channel), \(bind: account))").run()
         }

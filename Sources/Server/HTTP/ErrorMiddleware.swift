@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOHTTP1
 
 /// Turns every error that escapes a handler, including the framework's own (no route, body too
 /// large, malformed JSON), into an `APIError`, so no client ever sees a non-JSON error.
@@ -14,6 +15,12 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             throw APIError.invalid("the body is not the expected JSON: \(Self.describe(error))")
         } catch let error as HTTPResponseError {
             throw Self.translate(error)
+        } catch let error as HTTPParserError {
+            // The client closed the connection before its request was whole (or sent no HTTP): nobody is left to
+            // answer and nothing failed here. Rethrown, the framework closes the connection without a response.
+            context.logger.debug("the client left before its request was complete",
+                                 metadata: ["path": .string(request.uri.path), "error": .string("\(error)")])
+            throw error
         } catch {
             context.logger.error("request failed; the client got 500",
                                  metadata: ["path": .string(request.uri.path), "error": .string(String(reflecting: error))])

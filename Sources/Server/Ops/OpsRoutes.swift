@@ -1,8 +1,9 @@
 import BikebeaconAPI
 import Foundation
 import Hummingbird
+import Logging
 
-/// Health, metrics and the API description.
+/// Health and the API description on the API's port; metrics on a listener of their own.
 enum OpsRoutes {
     static func add(to router: Router<AppContext>, state: ServerState) {
         router.get("/healthz") { _, _ in
@@ -16,21 +17,31 @@ enum OpsRoutes {
             return try JSONResponse.make(Health(status: "ok", database: state.database.flavor.rawValue))
         }
 
-        router.get("/metrics") { _, _ in
-            // Counted from the database at each scrape, so every replica reports the network's states alike.
-            do {
-                state.metrics.sentinels(try await state.sentinelHealth.counts())
-            } catch {
-                state.logger.error("metrics: cannot count sentinels by state; the gauge keeps its last values", metadata: ["error": "\(error)"])
-            }
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                     body: .init(byteBuffer: ByteBuffer(bytes: state.metrics.render())))
-        }
-
         router.get("/openapi.yaml") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/yaml"],
                      body: .init(byteBuffer: ByteBuffer(bytes: try OpenAPIDocument.bytes())))
         }
+    }
+
+    /// `GET /metrics` alone: served on `serve --metrics-host/--metrics-port` (loopback by default), never on the API's
+    /// port, which the reverse proxy publishes. Route names, request counts and timings are for the operator's
+    /// Prometheus; on the public port they would tell anyone how busy the server is and which routes are used.
+    /// `refresh` runs before each scrape: what is counted from the database (sentinels by state), so
+    /// every replica reports the network alike.
+    static func metricsRouter(_ metrics: ServerMetrics, refresh: @escaping @Sendable () async -> Void = {}) -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("/metrics") { _, _ in
+            await refresh()
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: metrics.render())))
+        }
+        return router
+    }
+
+    static func metricsListener(_ metrics: ServerMetrics, host: String, port: Int, logger: Logger,
+                                refresh: @escaping @Sendable () async -> Void = {}) -> some ApplicationProtocol {
+        Application(router: metricsRouter(metrics, refresh: refresh),
+                    configuration: .init(address: .hostname(host, port: port), serverName: "bikebeacon-metrics"), logger: logger)
     }
 }
 

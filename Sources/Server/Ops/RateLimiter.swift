@@ -78,6 +78,17 @@ struct RateLimiter: Sendable {
         }
     }
 
+    /// Whole seconds until `key`'s bucket has a token, without taking one; nil when it has one (no bucket is a full one).
+    func wait(_ key: String, now: Int64) async throws -> Int? {
+        try await database.withSession { db in
+            guard let row = try await db.raw("SELECT tokens, last_ms FROM rate_buckets WHERE key = \(bind: key)").first() else { return nil }
+            var bucket = TokenBucket(perSecond: limit.perSecond, burst: limit.burst,
+                                     tokens: try row.decode(column: "tokens", as: Double.self),
+                                     last: try row.decode(column: "last_ms", as: Int64.self))
+            return bucket.take(now: now) ? nil : bucket.secondsUntilNextToken
+        }
+    }
+
     /// Deletes the buckets under `prefix` untouched long enough to be full again. A full bucket and none
     /// are the same, and keys from client addresses would otherwise keep a row for every address ever seen.
     func forgetRefilled(prefix: String, now: Int64) async throws {

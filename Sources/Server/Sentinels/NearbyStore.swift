@@ -90,6 +90,11 @@ struct NearbyStore: Sendable {
                 WHERE id = \(bind: sentinelID) AND owner_id = \(bind: owner) AND revoked_ms IS NULL
                 """).first() else { return nil }
             let home = try Self.home(row, now: now)
+            // Over: what a sentinel heard in a home was for the minutes its owner asked, and no longer.
+            guard home.listeningUntil != nil else {
+                try await db.raw("DELETE FROM nearby_beacons WHERE sentinel_id = \(bind: sentinelID)").run()
+                return NearbyBeacons(listeningUntil: nil, beacons: [])
+            }
             let beacons = try await db.raw("""
                 SELECT n.beacon_uuid, n.beacon_major, n.beacon_minor, n.rssi, n.count, n.heard_ms, b.name AS bike
                 FROM nearby_beacons n LEFT JOIN bikes b ON b.owner_id = \(bind: owner) AND b.beacon_uuid = n.beacon_uuid

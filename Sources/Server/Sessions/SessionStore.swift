@@ -56,14 +56,44 @@ struct SessionStore: Sendable {
         }
     }
 
+    /// Whether the owner's session still exists and, for a cookie, has not expired: what an open event stream asks.
+    func isLive(_ owner: OwnerSession, policy: SessionPolicy, now: Int64) async throws -> Bool {
+        try await database.withSession { db in
+            guard let session = try await db.raw("""
+                SELECT \(unsafeRaw: Self.columns) FROM sessions WHERE id = \(bind: owner.sessionID) AND account_id = \(bind: owner.accountID)
+                """).first().map(Self.decode) else { return false }
+            return session.kind == .token || policy.isLive(created: session.createdMilliseconds, lastUsed: session.lastUsedMilliseconds, now: now)
+        }
+    }
+
     /// Ends one of the account's sessions; false when it has none with that id.
     func delete(id: String, accountID: String) async throws -> Bool {
-        try await database.withSession { db in
+        let deleted = try await database.transaction { db in
             let found = try await db.raw("SELECT id FROM sessions WHERE id = \(bind: id) AND account_id = \(bind: accountID)").first()
             guard found != nil else { return false }
             try await db.raw("DELETE FROM sessions WHERE id = \(bind: id) AND account_id = \(bind: accountID)").run()
+            try await Self.ended(accountID: accountID, in: db)
             return true
         }
+        if deleted { await wakeStreams(of: accountID) }
+        return deleted
+    }
+
+    /// Ends every session of the account but `keeping` (the one changing the password).
+    static func deleteAll(accountID: String, keeping: String, in db: any SQLDatabase) async throws {
+        try await db.raw("DELETE FROM sessions WHERE account_id = \(bind: accountID) AND id <> \(bind: keeping)").run()
+        try await Self.ended(accountID: accountID, in: db)
+    }
+
+    /// Sessions of the account were deleted in `db`'s transaction: once it commits, every replica's open streams
+    /// of the account look at their sessions (`EventRoutes`). On SQLite a no-op: call `wakeStreams` after the commit.
+    static func ended(accountID: String, in db: any SQLDatabase) async throws {
+        try await EventStore.notifyReplicas(account: accountID, in: db)
+    }
+
+    /// Wakes this process's open streams of the account, so those whose session ended close now.
+    func wakeStreams(of accountID: String) async {
+        await database.events.signal(.account(accountID))
     }
 
     static let columns = "id, account_id, kind, created_ms, last_used_ms, user_agent"

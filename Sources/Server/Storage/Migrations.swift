@@ -213,6 +213,15 @@ enum Migrations {
         common(72, [
             "CREATE TABLE operators (account_id TEXT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE, created_ms BIGINT NOT NULL)",
         ]),
+        // Log-in attempts claimed before bcrypt, with their client address (#35, `LoginGuard`). Version 80: parallel
+        // branches add steps too. The old rows (the last five minutes' failures, without a client) are not worth keeping.
+        common(80, [
+            "DROP TABLE login_attempts",
+            "CREATE TABLE login_attempts (id TEXT PRIMARY KEY, email TEXT NOT NULL, client TEXT NOT NULL, time_ms BIGINT NOT NULL)",
+            "CREATE INDEX login_attempts_email ON login_attempts (email, client, time_ms)",
+            "CREATE INDEX login_attempts_client ON login_attempts (client, time_ms)",
+            "CREATE INDEX login_attempts_time ON login_attempts (time_ms)",
+        ]),
     ]
 
     /// Sentinel health, beside `sentinel_transitions` (whose id column differs by flavour).

@@ -64,4 +64,30 @@ enum BikeScenarios {
             _ = try await client.bike(token, minor: 4)
         }
     }
+
+    /// `409 beacon_taken` is no oracle for whoever can sign up: an account is told a few times, then every bike
+    /// with a beacon waits, whether its tag is taken or not; other accounts are not held, and an hour brings one more.
+    static func beaconTakenIsNoOracle(_ backend: Backend) async throws {
+        let clock = PushScenarios.Clock()
+        try await Harness.make(backend, options: Harness.testOptions { $0.now = clock.read }).run { client in
+            let ann = try await client.owner("ann@example.org")
+            let annsBike = try await client.bike(ann)
+            let eve = try await client.owner("eve@example.org")
+            func register(_ beacon: BeaconID) async throws -> TestResponse {
+                try await client.send(.post, "/v1/bikes", token: eve, json: BikeFields(name: "Probe", beacon: beacon))
+            }
+            for _ in 0..<5 { expectError(try await register(annsBike.beacon), .conflict, "beacon_taken") }
+            let free = BeaconID(uuid: try #require(UUID(uuidString: Fixture.beaconB)), major: 7, minor: 8)
+            let taken = try await register(annsBike.beacon)
+            let untaken = try await register(free)
+            expectError(taken, .tooManyRequests, "rate_limited")
+            expectError(untaken, .tooManyRequests, "rate_limited")
+            #expect(taken.headers[.retryAfter] != nil && taken.headers[.retryAfter] == untaken.headers[.retryAfter])
+            #expect(try client.decode(ErrorBody.self, taken) == client.decode(ErrorBody.self, untaken))
+            // Another account is not held.
+            _ = try await client.bike(try await client.owner("bob@example.org"), beacon: Fixture.beaconC)
+            clock.advance(3_600_000)
+            #expect(try await register(free).status == .created)
+        }
+    }
 }

@@ -18,7 +18,8 @@ enum OpsScenarios {
     static func metricsAndOpenAPI(_ backend: Backend) async throws {
         let harness = try await Harness.make(backend)
         let (_, sentinel) = try await harness.sentinel()
-        try await harness.run { client in
+        let serverMetrics = ServerMetrics()
+        try await harness.run(metrics: serverMetrics) { client in
             let owner = try await client.owner("ann@example.org")
             let bike = try await client.bike(owner)
             _ = try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: owner)
@@ -28,7 +29,11 @@ enum OpsScenarios {
             for method in ["BREW", "M1X", "PROPFIND"] {
                 _ = try await client.send(try #require(HTTPRequest.Method(method)), "/v1/missing")
             }
-            let metrics = try await client.send(.get, "/metrics")
+            // Not on the API's port: on the metrics listener (`ListenerScenarios`), whose router this is.
+            expectError(try await client.send(.get, "/metrics"), .notFound)
+            let metrics = try await Application(router: OpsRoutes.metricsRouter(serverMetrics)).test(.router) { inner in
+                try await inner.execute(uri: "/metrics", method: .get)
+            }
             #expect(metrics.status == .ok)
             let text = String(buffer: metrics.body)
             #expect(text.contains(#"bikebeacon_sightings_total{outcome="accepted"} 1"#))

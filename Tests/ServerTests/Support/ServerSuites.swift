@@ -6,12 +6,25 @@ struct SQLiteServerTests {
     @Test func accountsAndSessions() async throws { try await AccountScenarios.accountsAndSessions(.sqlite) }
     @Test func loginThrottle() async throws { try await AccountScenarios.loginThrottle(.sqlite) }
     @Test func signupThrottle() async throws { try await AccountScenarios.signupThrottle(.sqlite) }
+    @Test func parallelWrongPasswords() async throws { try await LoginLimitScenarios.parallelWrongPasswords(.sqlite) }
+    @Test func parallelGuessesWithTheRightOne() async throws { try await LoginLimitScenarios.parallelGuessesWithTheRightOne(.sqlite) }
+    @Test func lockOutSparesTheOwner() async throws { try await LoginLimitScenarios.lockOutSparesTheOwner(.sqlite) }
+    @Test func streamsEndWithTheirSession() async throws { try await StreamEndScenarios.endsWithItsSession(.sqlite) }
+    @Test func passwordChecksAreThrottled() async throws { try await AccountSecurityScenarios.passwordChecksAreThrottled(.sqlite) }
+    @Test func resetChecksTheTokenFirst() async throws { try await AccountSecurityScenarios.resetChecksTheTokenFirst(.sqlite) }
+    @Test func weakPasswordAtSignUp() async throws { try await AccountSecurityScenarios.weakPasswordAtSignUp(.sqlite) }
+    @Test func nulBytesAndNosniff() async throws { try await AccountSecurityScenarios.nulBytesAndNosniff(.sqlite) }
+    @Test func passwordChange() async throws { try await AccountSecurityScenarios.passwordChange(.sqlite) }
+    @Test func metricsOnTheirOwnListener() async throws { try await ListenerScenarios.metricsOnTheirOwnListener(.sqlite) }
+    @Test func halfSentRequestsTimeOut() async throws { try await ListenerScenarios.halfSentRequestsTimeOut(.sqlite) }
+    @Test func clientAbortIsNoServerError() async throws { try await ListenerScenarios.clientAbortIsNoServerError(.sqlite) }
     @Test func signupThrottleCountsThePeer() async throws { try await AccountScenarios.signupThrottleCountsThePeer(.sqlite) }
     @Test func cookieSessions() async throws { try await SessionScenarios.cookieSessions(.sqlite) }
     @Test func bikes() async throws { try await BikeScenarios.crud(.sqlite) }
     @Test func bikesPerAccount() async throws { try await BikeScenarios.bikesPerAccount(.sqlite) }
     @Test func missingPeriod() async throws { try await MissingPeriodScenarios.endsUnlessRenewed(.sqlite) }
     @Test func missingPeriodForOlderReports() async throws { try await MissingPeriodScenarios.olderReportsGetAPeriod(.sqlite) }
+    @Test func beaconTakenIsNoOracle() async throws { try await BikeScenarios.beaconTakenIsNoOracle(.sqlite) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.sqlite) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.sqlite) }
     @Test func roamingSightings() async throws { try await RoamingSightingScenarios.positionsRoundTrip(.sqlite) }
@@ -53,12 +66,24 @@ struct PostgresServerTests {
     @Test func accountsAndSessions() async throws { try await AccountScenarios.accountsAndSessions(.postgres) }
     @Test func loginThrottle() async throws { try await AccountScenarios.loginThrottle(.postgres) }
     @Test func signupThrottle() async throws { try await AccountScenarios.signupThrottle(.postgres) }
+    @Test func parallelWrongPasswords() async throws { try await LoginLimitScenarios.parallelWrongPasswords(.postgres) }
+    @Test func parallelGuessesWithTheRightOne() async throws { try await LoginLimitScenarios.parallelGuessesWithTheRightOne(.postgres) }
+    @Test func lockOutSparesTheOwner() async throws { try await LoginLimitScenarios.lockOutSparesTheOwner(.postgres) }
+    @Test func streamsEndWithTheirSession() async throws { try await StreamEndScenarios.endsWithItsSession(.postgres) }
+    @Test func passwordChecksAreThrottled() async throws { try await AccountSecurityScenarios.passwordChecksAreThrottled(.postgres) }
+    @Test func weakPasswordAtSignUp() async throws { try await AccountSecurityScenarios.weakPasswordAtSignUp(.postgres) }
+    @Test func nulBytesAndNosniff() async throws { try await AccountSecurityScenarios.nulBytesAndNosniff(.postgres) }
+    @Test func passwordChange() async throws { try await AccountSecurityScenarios.passwordChange(.postgres) }
+    @Test func metricsOnTheirOwnListener() async throws { try await ListenerScenarios.metricsOnTheirOwnListener(.postgres) }
+    @Test func halfSentRequestsTimeOut() async throws { try await ListenerScenarios.halfSentRequestsTimeOut(.postgres) }
+    @Test func clientAbortIsNoServerError() async throws { try await ListenerScenarios.clientAbortIsNoServerError(.postgres) }
     @Test func signupThrottleCountsThePeer() async throws { try await AccountScenarios.signupThrottleCountsThePeer(.postgres) }
     @Test func cookieSessions() async throws { try await SessionScenarios.cookieSessions(.postgres) }
     @Test func bikes() async throws { try await BikeScenarios.crud(.postgres) }
     @Test func bikesPerAccount() async throws { try await BikeScenarios.bikesPerAccount(.postgres) }
     @Test func missingPeriod() async throws { try await MissingPeriodScenarios.endsUnlessRenewed(.postgres) }
     @Test func missingPeriodForOlderReports() async throws { try await MissingPeriodScenarios.olderReportsGetAPeriod(.postgres) }
+    @Test func beaconTakenIsNoOracle() async throws { try await BikeScenarios.beaconTakenIsNoOracle(.postgres) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.postgres) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.postgres) }
     @Test func roamingSightings() async throws { try await RoamingSightingScenarios.positionsRoundTrip(.postgres) }

@@ -1,0 +1,132 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import LocalServer
+import NIOCore
+import Testing
+import TestSupport
+@testable import Server
+
+/// What the server's sockets allow: metrics only on their own listener, and no connection held open by a
+/// request that never finishes arriving, while live-event streams stay open.
+enum ListenerScenarios {
+    /// `/metrics` is not on the API's port (the one a proxy publishes); Prometheus reads it on `metricsPort`.
+    static func metricsOnTheirOwnListener(_ backend: Backend) async throws {
+        let metricsPort = try LocalServer.freePort()
+        let harness = try await Harness.make(backend, options: Harness.testOptions { $0.metricsPort = metricsPort })
+        try await harness.run(.live) { client in
+            expectError(try await client.send(.get, "/metrics"), .notFound, "not_found")
+            var text = ""
+            let served = try await eventually(within: 10) {
+                guard let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(metricsPort)/metrics"),
+                                                                          timeout: .seconds(5)),
+                      response.status == .ok else { return false }
+                text = String(buffer: try await response.body.collect(upTo: 1 << 20))
+                return true
+            }
+            #expect(served, "nothing answered on the metrics port \(metricsPort)")
+            #expect(text.contains("bikebeacon_http_requests_total{"), "\(text.prefix(500))")
+            #expect(text.contains(#"status="404""#), "the API's refusal of /metrics is counted")
+        }
+    }
+
+    /// A request whose head never finishes is cut after the idle timeout (it used to stay open for good); an open
+    /// event stream, which sends nothing after its request, is not.
+    static func halfSentRequestsTimeOut(_ backend: Backend) async throws {
+        let harness = try await Harness.make(backend, options: Harness.testOptions { $0.idleTimeout = .seconds(1) })
+        try await harness.run(.live) { client in
+            let port = try #require(client.port)
+            let token = try await client.owner("ann@example.org")
+            let (_, sentinel) = try await harness.sentinel("cafe")
+            let bike = try await client.bike(token)
+            _ = try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: token)
+            let stream = await readEvents(port: port, token: token, until: holdsASighting)
+
+            let start = ContinuousClock.now
+            let closed = try await Task.detached { try RawConnection.closedByPeer(port: port, sending: "GET /healthz HTTP/1.1\r\nHost: x\r\n",
+                                                                                  within: .seconds(5)) }.value
+            let elapsed = ContinuousClock.now - start
+            #expect(closed && elapsed < .seconds(3), "a half-sent request was still open after \(elapsed)")
+
+            // The stream, silent for longer than the timeout, still delivers. (The test client's own connection was
+            // idle too and is closed: the sighting goes on a new one.)
+            try await Task.sleep(for: .milliseconds(1500))
+            var post = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/sightings")
+            post.method = .POST
+            post.headers.add(name: "Authorization", value: "Bearer \(sentinel)")
+            post.headers.add(name: "Content-Type", value: "application/json")
+            post.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(Fixture.Batch(sightings: [Fixture.sighting(event: "departed")]))))
+            #expect(try await HTTPClient.shared.execute(post, timeout: .seconds(10)).status == .ok)
+            let watchdog = Task {
+                try await Task.sleep(for: .seconds(10))
+                stream.cancel()
+            }
+            let text = try await stream.value
+            watchdog.cancel()
+            #expect(text.contains("event: sighting"), "the stream closed after the idle timeout: \(text)")
+        }
+    }
+}
+
+extension ListenerScenarios {
+    /// A client that leaves halfway through its request body is nobody's error: the server neither answers nor
+    /// counts (or logs) a 500 for it.
+    static func clientAbortIsNoServerError(_ backend: Backend) async throws {
+        let metrics = ServerMetrics()
+        try await Harness.make(backend).run(.live, metrics: metrics) { client in
+            let port = try #require(client.port)
+            let fd = try RawConnection.open(port: port, sending: "POST /v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                                                  + "Content-Length: 100\r\n\r\n{\"email\": \"a")
+            try await Task.sleep(for: .milliseconds(200))
+            close(fd)
+            #expect(try await client.send(.get, "/healthz").status == .ok)
+            try await Task.sleep(for: .milliseconds(300))
+            let text = String(decoding: metrics.render(), as: UTF8.self)
+            #expect(text.contains(#"route="/healthz""#))
+            #expect(!text.contains(#"status="500""#), "\(text)")
+        }
+    }
+}
+
+/// A plain TCP connection to loopback, for requests no HTTP client would send.
+enum RawConnection {
+    /// Connects and sends `text`; the caller closes the descriptor.
+    static func open(port: Int, sending text: String) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw LocalServerError("cannot open a socket") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard connected else {
+            close(fd)
+            throw LocalServerError("cannot connect to 127.0.0.1:\(port)")
+        }
+        _ = text.withCString { send(fd, $0, strlen($0), 0) }
+        return fd
+    }
+
+    /// Connects, sends `text`, and waits up to `within` for the server to close the connection.
+    static func closedByPeer(port: Int, sending text: String, within: Duration) throws -> Bool {
+        let fd = try open(port: port, sending: text)
+        defer { close(fd) }
+        let deadline = ContinuousClock.now + within
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while ContinuousClock.now < deadline {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) >= 0 else { return false }
+            if poller.revents != 0 {
+                // End of stream or a reset: the server closed it.
+                if recv(fd, &buffer, buffer.count, 0) <= 0 { return true }
+            }
+        }
+        return false
+    }
+}
