@@ -1,4 +1,5 @@
 import ArgumentParser
+import BikebeaconAPI
 import Server
 
 struct Sentinels: AsyncParsableCommand {
@@ -15,6 +16,8 @@ struct Sentinels: AsyncParsableCommand {
         var roaming = false
         @Option(help: "The e-mail of the account whose home sentinel this is: on that owner's request (\"Find my tag\" on the dashboard) it reports the tags it hears for two minutes.")
         var owner: String?
+        @Option(help: "When it counts as enrolled (RFC 3339; default now): sightings dated earlier are refused. Set it earlier only to replay a recorded capture (tests, the demo).")
+        var enrolledAt: String?
         @OptionGroup var database: DatabaseOption
 
         func validate() throws {
@@ -23,12 +26,15 @@ struct Sentinels: AsyncParsableCommand {
             } else {
                 guard latitude != nil, longitude != nil else { throw ValidationError("give --latitude and --longitude of its place, or --roaming for one that moves") }
             }
+            if let enrolledAt, Timestamp.parse(enrolledAt) == nil {
+                throw ValidationError("--enrolled-at must be an RFC 3339 time such as 2025-01-01T00:00:00Z")
+            }
         }
 
         func run() async throws {
             let (sentinel, token) = try await database.with { db in
                 try await SentinelStore(database: db).add(name: name, latitude: latitude, longitude: longitude, ownerEmail: owner,
-                                                          now: ServerOptions.wallClock())
+                                                          now: enrolledAt.flatMap(Timestamp.parse) ?? ServerOptions.wallClock())
             }
             if let latitude = sentinel.latitude, let longitude = sentinel.longitude {
                 print("enrolled sentinel '\(sentinel.name)' at \(latitude), \(longitude); its token (shown once):")
