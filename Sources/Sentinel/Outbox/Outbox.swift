@@ -99,12 +99,7 @@ public actor Outbox {
 
     /// Commits `sighting` durably. Appending the same id again changes nothing.
     public func append(_ sighting: Sighting) async throws {
-        let body: String
-        do {
-            body = String(decoding: try JSONEncoder().encode(sighting), as: UTF8.self)
-        } catch {
-            throw OutboxError.cannotEncode(id: sighting.id, reason: String(describing: error))
-        }
+        let body = try Self.body(sighting)
         _ = try await connection.query(
             "INSERT INTO outbox (id, event, body) VALUES (?, ?, ?) ON CONFLICT(id) DO NOTHING",
             [.text(Self.key(sighting.id)), .text(sighting.event.rawValue), .text(body)]
@@ -145,12 +140,7 @@ public actor Outbox {
 
     /// Puts a repaired sighting (the same id) in place of the queued one, keeping its place in the queue.
     public func replace(_ sighting: Sighting) async throws {
-        let body: String
-        do {
-            body = String(decoding: try JSONEncoder().encode(sighting), as: UTF8.self)
-        } catch {
-            throw OutboxError.cannotEncode(id: sighting.id, reason: String(describing: error))
-        }
+        let body = try Self.body(sighting)
         _ = try await connection.query("UPDATE outbox SET body = ? WHERE id = ?", [.text(body), .text(Self.key(sighting.id))])
     }
 
@@ -245,4 +235,13 @@ public actor Outbox {
     }
 
     private static func key(_ id: UUID) -> String { id.uuidString.lowercased() }
+
+    /// A sighting as a row stores it: its wire form.
+    private static func body(_ sighting: Sighting) throws -> String {
+        do {
+            return String(decoding: try JSONEncoder().encode(sighting), as: UTF8.self)
+        } catch {
+            throw OutboxError.cannotEncode(id: sighting.id, reason: String(describing: error))
+        }
+    }
 }

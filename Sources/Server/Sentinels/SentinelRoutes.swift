@@ -38,7 +38,8 @@ enum SentinelRoutes {
             await state.database.events.signal(accounts: result.notifiedAccounts)
             let rejected = invalid + result.rejected
             state.metrics.countSightings(accepted: result.accepted, duplicates: result.duplicates, rejected: rejected.count)
-            state.metrics.countRejections(rejected, sentinel: sentinel.name)
+            // A home sentinel's name may say whose home it is: /metrics names it by its id.
+            state.metrics.countRejections(rejected, sentinel: sentinel.ownerID == nil ? sentinel.name : sentinel.id)
             return try JSONResponse.make(SightingResult(accepted: result.accepted, duplicates: result.duplicates, rejected: rejected))
         }
     }

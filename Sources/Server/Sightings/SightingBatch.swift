@@ -122,15 +122,13 @@ enum SightingValidation {
         guard let major = UInt16(exactly: item.major) else { return reject("major", "'major' must be 0…65535") }
         guard let minor = UInt16(exactly: item.minor) else { return reject("minor", "'minor' must be 0…65535") }
         guard let event = SightingEvent(rawValue: item.event) else { return reject("event", "'event' must be arrived, present, departed or passing") }
-        var times: [String: Int64] = [:]
-        for (field, text) in [("time", item.time), ("firstSeen", item.firstSeen), ("lastSeen", item.lastSeen)] {
-            switch checkTime(field, text, from: source, now: now) {
-            case let .success(time): times[field] = time
-            case let .failure(reason): return reject(field, reason.reason)
-            }
-        }
-        guard let time = times["time"], let firstSeen = times["firstSeen"], let lastSeen = times["lastSeen"] else {
-            return reject("time", "'time' must be an RFC 3339 timestamp")
+        let time: Int64, firstSeen: Int64, lastSeen: Int64
+        do throws(Rejection) {
+            time = try checkTime("time", item.time, id: item.id, from: source, now: now).get()
+            firstSeen = try checkTime("firstSeen", item.firstSeen, id: item.id, from: source, now: now).get()
+            lastSeen = try checkTime("lastSeen", item.lastSeen, id: item.id, from: source, now: now).get()
+        } catch {
+            return .failure(error)
         }
         guard firstSeen <= lastSeen else { return reject("firstSeen", "'firstSeen' is after 'lastSeen'") }
         guard lastSeen <= time else { return reject("lastSeen", "'lastSeen' is after 'time' (the sighting cannot be decided before its last reading)") }
@@ -139,20 +137,17 @@ enum SightingValidation {
         }
         if let distance = item.distance, !(distance.isFinite && distance >= 0) { return reject("distance", "'distance' must be a non-negative number of metres") }
         guard zones.contains(item.zone) else { return reject("zone", "'zone' must be immediate, near, far or unknown") }
-        let place: NewSighting.Place
-        switch placeOf(item, from: source, now: now) {
-        case let .success(valid): place = valid
-        case let .failure(rejection): return .failure(rejection)
+        return placeOf(item, from: source, now: now).map { place in
+            NewSighting(
+                rawID: item.id, clientID: clientID.uuidString.lowercased(), beacon: BeaconID(uuid: beaconUUID, major: major, minor: minor),
+                event: event, time: time, firstSeen: firstSeen, lastSeen: lastSeen, rssi: item.rssi,
+                distance: item.distance, zone: item.zone, place: place)
         }
-        return .success(NewSighting(
-            rawID: item.id, clientID: clientID.uuidString.lowercased(), beacon: BeaconID(uuid: beaconUUID, major: major, minor: minor),
-            event: event, time: time, firstSeen: firstSeen, lastSeen: lastSeen, rssi: item.rssi,
-            distance: item.distance, zone: item.zone, place: place))
     }
 
     /// A timestamp the sentinel could have made: parseable, not ahead of the server, not before enrolment.
-    static func checkTime(_ field: String, _ text: String, from source: SightingSource, now: Int64) -> Result<Int64, Rejection> {
-        func reject(_ reason: String) -> Result<Int64, Rejection> { .failure(Rejection(id: "", reason: reason, field: field)) }
+    static func checkTime(_ field: String, _ text: String, id: String, from source: SightingSource, now: Int64) -> Result<Int64, Rejection> {
+        func reject(_ reason: String) -> Result<Int64, Rejection> { .failure(Rejection(id: id, reason: reason, field: field)) }
         guard let time = Timestamp.parse(text) else { return reject("'\(field)' must be an RFC 3339 timestamp") }
         guard time <= now + skew else {
             return reject("'\(field)' is \((time - now) / 1000) s ahead of the server's clock (at most \(skew / 1000) s allowed); is the sentinel's clock (or its GPS time) right?")
@@ -190,11 +185,8 @@ enum SightingValidation {
                 return reject("accuracy", "'accuracy' must be a non-negative number of metres")
             }
             guard let fixText = item.fixTime else { return reject("fixTime", "'fixTime' must be an RFC 3339 timestamp with 'fix': 'gps'") }
-            switch checkTime("fixTime", fixText, from: source, now: now) {
-            case let .success(fixTime):
-                return .success(.gps(latitude: latitude, longitude: longitude, accuracy: item.accuracy, fixTime: fixTime))
-            case let .failure(rejection):
-                return reject("fixTime", rejection.reason)
+            return checkTime("fixTime", fixText, id: item.id, from: source, now: now).map {
+                .gps(latitude: latitude, longitude: longitude, accuracy: item.accuracy, fixTime: $0)
             }
         default:
             return reject("fix", "'fix' must be gps or none")
