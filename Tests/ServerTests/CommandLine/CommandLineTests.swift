@@ -20,6 +20,11 @@ import TestSupport
         #expect(duplicate.status != 0 && duplicate.stderr.contains("exists already"))
         let badLatitude = try await run("bikebeacon-server", ["sentinels", "add", "--name", "x", "--latitude", "91", "--longitude", "1"] + database)
         #expect(badLatitude.status != 0 && badLatitude.stderr.contains("latitude"))
+        let badEnrolment = try await run("bikebeacon-server", ["sentinels", "add", "--name", "x", "--latitude", "1", "--longitude", "1",
+                                                               "--enrolled-at", "yesterday"] + database)
+        #expect(badEnrolment.status != 0 && badEnrolment.stderr.contains("--enrolled-at must be an RFC 3339 time"))
+        let reserved = try await run("bikebeacon-server", ["sentinels", "add", "--name", "A private sentinel", "--latitude", "1", "--longitude", "1"] + database)
+        #expect(reserved.status != 0 && reserved.stderr.contains("what others see of a home sentinel"))
 
         let listed = try await run("bikebeacon-server", ["sentinels", "list"] + database)
         #expect(listed.lines == ["name\tlatitude\tlongitude\tstatus", "garage\t51.5\t-0.12\tactive"])

@@ -8,7 +8,7 @@ import Testing
 /// future or before the sentinel existed, put its readings out of order, or give a fixed sentinel a
 /// GPS position; each refusal names its field, and the refusals are counted per sentinel in /metrics.
 enum EvidenceScenarios {
-    /// 2026-11-21T12:00:00Z: the server's clock in this scenario.
+    /// 2026-11-22T12:00:00Z: the server's clock in this scenario.
     static let now: Int64 = 1_795_348_800_000
 
     static func timesAndPlaces(_ backend: Backend) async throws {
