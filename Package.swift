@@ -217,7 +217,7 @@ let package = Package(
         .executableTarget(
             name: "bikebeacon-server",
             dependencies: [
-                "Server", "Mail",
+                "Server", "Mail", "BikebeaconAPI",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

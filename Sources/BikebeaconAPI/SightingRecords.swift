@@ -54,14 +54,16 @@ public struct SightingRecord: Codable, Sendable, Equatable {
 }
 
 extension SightingRecord {
-    /// Where, in words: "at Cafe Rosa (52.0907, 5.1214)" for a sentinel at a fixed place, "near
+    /// Where, in words: "at Cafe Rosa (52.0907, 5.1214)" for a sentinel at a fixed place ("at a
+    /// private sentinel (52.1250, 4.6561, ±500 m)" for someone's home sentinel), "near
     /// 52.0912, 5.1231 (±8 m) by Bus line 12" for a roaming one, "by Bus line 12 (no position)"
     /// when it had no fix.
     public var place: String {
         guard let latitude, let longitude else { return "by \(sentinel) (no position)" }
-        guard fix == "gps" else { return "at \(sentinel) (\(latitude), \(longitude))" }
         let coordinates = "\(Self.degrees(latitude)), \(Self.degrees(longitude))"
-        return "near \(coordinates)\(accuracy.map { " (±\(Int($0.rounded())) m)" } ?? "") by \(sentinel)"
+        let within = accuracy.map { "±\(Int($0.rounded())) m" }
+        guard fix == "gps" else { return "at \(sentinel) (\(coordinates)\(within.map { ", \($0)" } ?? ""))" }
+        return "near \(coordinates)\(within.map { " (\($0))" } ?? "") by \(sentinel)"
     }
 
     /// Four decimals: about 10 m, as fine as a phone's fix.

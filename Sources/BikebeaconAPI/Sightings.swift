@@ -97,11 +97,22 @@ public struct SightingBatch<Item: Codable & Sendable>: Codable, Sendable {
 public struct Rejection: Error, Codable, Sendable, Equatable {
     public var id: String
     public var reason: String
+    /// The field the server refused (`fixTime`, `time`, `uuid`…), so a sentinel can tell a bad
+    /// optional part it can drop and resend without from a sighting that cannot be stored at all.
+    public var field: String?
 
-    public init(id: String, reason: String) {
+    public init(id: String, reason: String, field: String? = nil) {
         self.id = id
         self.reason = reason
+        self.field = field
     }
+
+    /// The fields of a sighting's own position; a sighting refused for one of them is still a
+    /// sighting without it.
+    public static let positionFields: Set<String> = ["fix", "latitude", "longitude", "accuracy", "fixTime"]
+
+    /// Whether dropping the sighting's position would answer this refusal.
+    public var isAboutPosition: Bool { field.map(Self.positionFields.contains) ?? false }
 }
 
 /// The answer to a batch: how many were stored, how many the server had already, which it refused.

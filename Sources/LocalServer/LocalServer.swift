@@ -41,8 +41,12 @@ public final class LocalServer: Sendable {
         try enrol(binary: binary, ["--name", name, "--roaming", "--database", database])
     }
 
+    /// What the demo's sentinels replay was recorded before they were enrolled: they count as enrolled
+    /// from here, or the server would refuse every sighting as dated before its sentinel existed.
+    public static let replayEnrolment = "2000-01-01T00:00:00Z"
+
     private static func enrol(binary: String, _ arguments: [String]) throws -> String {
-        let output = try runToEnd(binary, ["sentinels", "add"] + arguments)
+        let output = try runToEnd(binary, ["sentinels", "add", "--enrolled-at", replayEnrolment] + arguments)
         guard let token = output.split(separator: "\n").last.map(String.init), !token.isEmpty else {
             throw LocalServerError("bikebeacon-server sentinels add printed no token")
         }

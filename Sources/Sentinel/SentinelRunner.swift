@@ -430,7 +430,8 @@ public enum SentinelRunner {
         let snapshot = await stats.snapshot
         var fix: FixStatus?
         if let roaming { fix = await roaming.location.status(connected: roaming.client?.isConnected ?? false) }
-        return SentinelStatus(
+        let refused = try? await outbox.refused()
+        var status = SentinelStatus(
             pid: getpid(), startedAt: RFC3339.format(snapshot.startedAt), updatedAt: RFC3339.format(time),
             advertisements: snapshot.advertisements, iBeacons: snapshot.iBeacons ?? snapshot.advertisements, matches: snapshot.matches,
             sightingsCreated: snapshot.created, sightingsDelivered: await reporter.delivered, sightingsRejected: await reporter.rejected,
@@ -438,6 +439,10 @@ public enum SentinelRunner {
             missingListAgeSeconds: await sync.age(now: time), reporterFailures: await reporter.consecutiveFailures, alarms: snapshot.alarms,
             scannerRestarts: snapshot.scannerRestarts, scannerDeafSeconds: snapshot.scannerDeafSeconds,
             scannerWaitingFor: snapshot.scannerWaitingFor, fix: fix)
+        status.sightingsRepaired = await reporter.repaired
+        status.refusedKept = refused?.count
+        status.newestRefusal = refused?.newestReason
+        return status
     }
 
     /// A roaming sentinel's location edge: the gpsd client (none when a recorded track plays) and the fix it keeps.

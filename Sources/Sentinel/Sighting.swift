@@ -134,6 +134,19 @@ extension Sighting: Codable {
         }
         return item
     }
+
+    /// The same sighting with one part of its place dropped, for a server that refused its position
+    /// (a fix's time, a fix from a sentinel it knows at a fixed place): a fix becomes "no fix", "no
+    /// fix" the enrolled place. Nil when nothing is left to drop.
+    public var withoutPosition: Sighting? {
+        var copy = self
+        switch place {
+        case .fix: copy.place = .noFix
+        case .noFix: copy.place = .enrolled
+        case .enrolled: return nil
+        }
+        return copy
+    }
 }
 
 /// RFC 3339 date-times as the API speaks them (`2026-11-21T22:13:44.123Z`), from and to the

@@ -44,6 +44,9 @@ public struct ServerOptions: Sendable {
     public var allowPrivateTargets: Bool
     /// The VAPID `sub` claim: a `mailto:` or `https:` contact push services can reach the operator at.
     public var vapidSubject: String
+    /// Where people outside reach this server (`serve --public-url`), for share links and the report's
+    /// QR code; see `PublicOrigin`.
+    public var publicURL: String? = nil
     /// SMTP and links for email (notifications, password reset); nil sends no email.
     public var mail: MailOptions? = nil
     /// Sessions only for owners who confirmed their address (`serve --require-verified-email`; needs `mail`).

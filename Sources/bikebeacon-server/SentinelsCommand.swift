@@ -1,4 +1,5 @@
 import ArgumentParser
+import BikebeaconAPI
 import Server
 
 struct Sentinels: AsyncParsableCommand {
@@ -17,6 +18,8 @@ struct Sentinels: AsyncParsableCommand {
         var owner: String?
         @Option(help: "The e-mail of whoever hosts the sentinel (the cafe): mailed when it stops listening and when it recovers (needs serve --smtp-url).")
         var hostEmail: String?
+        @Option(help: "When it counts as enrolled (RFC 3339; default now): sightings dated earlier are refused. Set it earlier only to replay a recorded capture (tests, the demo).")
+        var enrolledAt: String?
         @OptionGroup var database: DatabaseOption
 
         func validate() throws {
@@ -25,12 +28,15 @@ struct Sentinels: AsyncParsableCommand {
             } else {
                 guard latitude != nil, longitude != nil else { throw ValidationError("give --latitude and --longitude of its place, or --roaming for one that moves") }
             }
+            if let enrolledAt, Timestamp.parse(enrolledAt) == nil {
+                throw ValidationError("--enrolled-at must be an RFC 3339 time such as 2025-01-01T00:00:00Z")
+            }
         }
 
         func run() async throws {
             let (sentinel, token) = try await database.with { db in
                 try await SentinelStore(database: db).add(name: name, latitude: latitude, longitude: longitude, ownerEmail: owner,
-                                                          hostEmail: hostEmail, now: ServerOptions.wallClock())
+                                                          hostEmail: hostEmail, now: enrolledAt.flatMap(Timestamp.parse) ?? ServerOptions.wallClock())
             }
             if let latitude = sentinel.latitude, let longitude = sentinel.longitude {
                 print("enrolled sentinel '\(sentinel.name)' at \(latitude), \(longitude); its token (shown once):")

@@ -90,6 +90,7 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--operator-email '\(address)' is not an e-mail address")
         }
         guard sentinelDiskFree.isFinite, (0...100).contains(sentinelDiskFree) else { throw ValidationError("--sentinel-disk-free must be 0…100 percent") }
+        _ = try checkedPublicURL()
         _ = try mailOptions()
         _ = try tiles()
     }
@@ -130,6 +131,10 @@ struct Serve: AsyncParsableCommand {
         options.metricsHost = metricsHost
         options.metricsPort = metricsPort
         options.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
+        options.publicURL = try checkedPublicURL()
+        if options.publicURL == nil {
+            logger.warning("no --public-url: share links and report QR codes start with what the reverse proxy on loopback (or --trust-proxy) says, else http://\(host):\(port); set --public-url to the address owners use")
+        }
         if let mail = options.mail {
             logger.info("email enabled", metadata: ["smtp": "\(mail.smtp)", "from": "\(mail.from.address)", "links": "\(mail.publicURL)"])
         }
@@ -151,6 +156,16 @@ struct Serve: AsyncParsableCommand {
 }
 
 extension Serve {
+    /// `--public-url` without a trailing slash, checked; nil when not given.
+    func checkedPublicURL() throws -> String? {
+        guard let publicURL else { return nil }
+        guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false,
+              url.query == nil, url.fragment == nil else {
+            throw ValidationError("--public-url '\(publicURL)' must be an absolute http or https URL (scheme, host and an optional path)")
+        }
+        return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+    }
+
     /// The email settings from the flags; nil without --smtp-url.
     func mailOptions() throws -> MailOptions? {
         guard let smtpURL else {
@@ -168,10 +183,7 @@ extension Serve {
         guard let from = MailAddress(parsing: fromText) else {
             throw ValidationError("--mail-from '\(fromText)' is not an address; give ADDRESS or 'Name <ADDRESS>'")
         }
-        let link = publicURL ?? "http://\(host):\(port)"
-        guard let url = URL(string: link), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false else {
-            throw ValidationError("--public-url '\(link)' must be an absolute http or https URL")
-        }
+        let link = try checkedPublicURL() ?? "http://\(host):\(port)"
         var tls = TLSConfiguration.makeClientConfiguration()
         if let smtpCAFile {
             do {

@@ -674,7 +674,7 @@ async def theft_checks(page, browser, base, artifacts, checks, sentinel):
 
     await page.js("document.getElementById('share-make').click()")
     url = await page.wait_for("!document.getElementById('share-made').hidden && document.getElementById('share-url').href.includes('/s/') && "
-                              "document.getElementById('report-open').href.includes('share=') && document.getElementById('share-url').href")
+                              "document.getElementById('report-open').href.includes('/report/bbl_') && document.getElementById('share-url').href")
     await page.type_into("#report-owner", "Ann Example")
     href = await page.wait_for("document.getElementById('report-open').href.includes('owner=Ann%20Example') && document.getElementById('report-open').href")
     typed = await page.js("[document.getElementById('report-owner').value, document.getElementById('report-open').href]")
@@ -688,7 +688,7 @@ async def theft_checks(page, browser, base, artifacts, checks, sentinel):
             await browser.send("Target.closeTarget", targetId=opened["targetId"])
     report, report_session = await open_context(browser, href, cookies_allowed=True)
     loaded = await wait_in(browser, report_session, "document.readyState === 'complete' && document.querySelector('svg.qr') && document.body.innerText")
-    wanted = ["Ann Example", "WDB123456", "at Garage Nord (52.531, 13.389)", "at Cafe Rosa (52.52, 13.405)", "52.5310, 13.3890", "Sightings (3)"]
+    wanted = ["Ann Example", "WDB123456", "at Garage Nord (52.5310, 13.3890)", "at Cafe Rosa (52.5200, 13.4050)", "52.5310, 13.3890", "Sightings (3)"]
     lacking = [w for w in wanted if w not in (loaded or "")]
     checks.expect(loaded and not lacking,
                   f"the theft report shows the owner's name, the frame number and every sighting with place and coordinates (lacks {lacking})")

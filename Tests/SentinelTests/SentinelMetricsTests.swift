@@ -13,7 +13,7 @@ import Testing
     @Test func everyMetricHasHelpAndType() {
         let lines = Self.status(age: 12.7).prometheus.split(separator: "\n")
         let samples = lines.filter { !$0.hasPrefix("#") }.map { String($0.split(separator: " ")[0]) }
-        #expect(samples.count == 15)
+        #expect(samples.count == 17)
         for name in samples {
             #expect(lines.contains { $0.hasPrefix("# HELP \(name) ") && $0.count > "# HELP \(name) ".count }, "no HELP for \(name)")
             #expect(lines.contains { $0 == "# TYPE \(name) counter" || $0 == "# TYPE \(name) gauge" }, "no TYPE for \(name)")

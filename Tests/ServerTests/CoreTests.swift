@@ -110,12 +110,12 @@ import Testing
         let items = try [good, late, noZone, good].map {
             try JSONDecoder().decode(LenientSightingItem.self, from: JSONEncoder().encode($0))
         }
-        let (valid, rejected) = SightingValidation.validate(items, now: 1_900_000_000_000)
+        let (valid, rejected) = SightingValidation.validate(items, from: SightingSource(enrolledAt: Fixture.enrolled, roaming: false), now: 1_900_000_000_000)
         #expect(valid.map(\.clientID) == ["7e57c0de-0000-4000-8000-000000000001"])
         #expect(rejected.map(\.id) == [late.id, noZone.id])
         #expect(rejected[0].reason.contains("firstSeen"))
         let notAnObject = try? JSONDecoder().decode(SightingBatch<LenientSightingItem>.self, from: Data(#"{"sightings":[42]}"#.utf8))
-        #expect(notAnObject.map { SightingValidation.validate($0.sightings, now: 1_900_000_000_000).rejected.count } == 1)
+        #expect(notAnObject.map { SightingValidation.validate($0.sightings, from: SightingSource(enrolledAt: Fixture.enrolled, roaming: false), now: 1_900_000_000_000).rejected.count } == 1)
     }
 
     @Test func csvQuotesAndDefusesFormulas() {

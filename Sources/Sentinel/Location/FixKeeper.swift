@@ -3,12 +3,17 @@ import GPSD
 /// A roaming sentinel's latest fix from gpsd, and whether it is parked. Pure: the reports and the
 /// times they arrived are inputs. A fix's age is judged by when it arrived here, not by the
 /// receiver's own time stamp, which a receiver without a fix (or gpsfake, replaying a recording)
-/// may report years off.
+/// may report years off. For the same reason a fix whose receiver time is more than
+/// `receiverClockTolerance` from the sentinel's own clock is stamped with the sentinel's clock: a
+/// GPS week rollover (or gpsd's 1024-week correction applied to an old receiver) dates fixes
+/// years ahead, and the server refuses such a time; the position itself is still good.
 public struct FixKeeper: Sendable {
     /// Below this speed, metres per second, the sentinel counts as standing still.
     public static let parkedSpeed = 1.0
     /// Standing still this long, seconds, is parked.
     public static let parkedAfter = 60.0
+    /// How far, seconds, the receiver's time may be from the sentinel's clock and still be the fix's time.
+    public static let receiverClockTolerance = 60.0
 
     public let maxFixAge: Double
     /// The last report with a position, and when it arrived.
@@ -43,7 +48,13 @@ public struct FixKeeper: Sendable {
             return nil
         }
         return SightingFix(latitude: latitude, longitude: longitude, accuracy: last.position.horizontalError,
-                           time: last.position.time ?? last.received)
+                           time: Self.fixTime(reported: last.position.time, received: last.received))
+    }
+
+    /// The receiver's time for a fix when it agrees with the sentinel's clock, else when the fix arrived.
+    static func fixTime(reported: Double?, received: Double) -> Double {
+        guard let reported, abs(reported - received) <= receiverClockTolerance else { return received }
+        return reported
     }
 
     /// Where a sighting made now is placed: the fix, or none.

@@ -73,6 +73,16 @@ public actor Outbox {
                     body TEXT NOT NULL
                 )
                 """,
+                // Sightings the server refused and the sentinel could not repair: kept (never deleted
+                // silently) for the operator, counted in `bikebeacon status`.
+                """
+                CREATE TABLE IF NOT EXISTS refused (
+                    seq INTEGER PRIMARY KEY,
+                    id TEXT NOT NULL UNIQUE,
+                    reason TEXT NOT NULL,
+                    body TEXT NOT NULL
+                )
+                """,
                 // Earlier outboxes indexed (event, seq) for `trim`, which deletes only when the outbox
                 // is full: a page more written per sighting on the SD card, for a scan of ≤ maxRows rows.
                 "DROP INDEX IF EXISTS outbox_event_seq",
@@ -89,12 +99,7 @@ public actor Outbox {
 
     /// Commits `sighting` durably. Appending the same id again changes nothing.
     public func append(_ sighting: Sighting) async throws {
-        let body: String
-        do {
-            body = String(decoding: try JSONEncoder().encode(sighting), as: UTF8.self)
-        } catch {
-            throw OutboxError.cannotEncode(id: sighting.id, reason: String(describing: error))
-        }
+        let body = try Self.body(sighting)
         _ = try await connection.query(
             "INSERT INTO outbox (id, event, body) VALUES (?, ?, ?) ON CONFLICT(id) DO NOTHING",
             [.text(Self.key(sighting.id)), .text(sighting.event.rawValue), .text(body)]
@@ -131,6 +136,36 @@ public actor Outbox {
     @discardableResult
     public func acknowledge(_ ids: some Sequence<UUID>) async throws -> Int {
         try await delete(keys: ids.map(Self.key))
+    }
+
+    /// Puts a repaired sighting (the same id) in place of the queued one, keeping its place in the queue.
+    public func replace(_ sighting: Sighting) async throws {
+        let body = try Self.body(sighting)
+        _ = try await connection.query("UPDATE outbox SET body = ? WHERE id = ?", [.text(body), .text(Self.key(sighting.id))])
+    }
+
+    /// Moves a sighting the server refused for good out of the queue into `refused`, with the
+    /// server's reason. Copied first, then removed: a crash in between leaves it queued, to be sent
+    /// and refused again, never lost. The newest `maxRefused` are kept.
+    public func refuse(_ id: UUID, reason: String) async throws {
+        _ = try await connection.query(
+            "INSERT INTO refused (id, reason, body) SELECT id, ?, body FROM outbox WHERE id = ? ON CONFLICT(id) DO UPDATE SET reason = excluded.reason",
+            [.text(reason), .text(Self.key(id))]
+        )
+        _ = try await delete(keys: [Self.key(id)])
+        _ = try await connection.query(
+            "DELETE FROM refused WHERE seq <= (SELECT seq FROM refused ORDER BY seq DESC LIMIT 1 OFFSET ?)", [.integer(Self.maxRefused)]
+        )
+    }
+
+    /// How many refused sightings to keep.
+    public static let maxRefused = 1000
+
+    /// The refused sightings kept, and the newest one's reason.
+    public func refused() async throws -> (count: Int, newestReason: String?) {
+        let count = try await connection.query("SELECT count(*) AS n FROM refused").first?.column("n")?.integer ?? 0
+        let newest = try await connection.query("SELECT reason FROM refused ORDER BY seq DESC LIMIT 1").first?.column("reason")?.string
+        return (count, newest)
     }
 
     /// Sightings queued now.
@@ -200,4 +235,13 @@ public actor Outbox {
     }
 
     private static func key(_ id: UUID) -> String { id.uuidString.lowercased() }
+
+    /// A sighting as a row stores it: its wire form.
+    private static func body(_ sighting: Sighting) throws -> String {
+        do {
+            return String(decoding: try JSONEncoder().encode(sighting), as: UTF8.self)
+        } catch {
+            throw OutboxError.cannotEncode(id: sighting.id, reason: String(describing: error))
+        }
+    }
 }

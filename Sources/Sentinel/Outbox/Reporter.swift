@@ -15,12 +15,15 @@ import ServerClient
 ///
 /// Acknowledged means the server answered 200 for the batch: it then has processed every item,
 /// each being accepted (stored now), a duplicate (stored before: an earlier send whose answer
-/// was lost) or rejected. A per-item rejection is the server's verdict on that item's content
-/// (malformed, or a beacon no longer on the missing list because the bike was recovered);
-/// sending the same bytes again cannot change it, so it is logged and deleted too. Anything
-/// else (no answer, a timeout, 429, 5xx, a refused token) keeps the whole batch queued, and the
-/// reporter backs off exponentially with jitter. Retrying is safe because the server is
-/// idempotent on the sighting id.
+/// was lost) or rejected. A per-item rejection is the server's verdict on that item's content;
+/// sending the same bytes again cannot change it. When it names a position field (a fix time the
+/// server finds impossible, a fix from a sentinel it knows at a fixed place), the sighting is
+/// still a sighting without that position: it is repaired in the outbox and sent again. Any other
+/// rejection (a time out of range, a beacon no longer on the missing list because the bike was
+/// recovered) moves it to the outbox's `refused` table, counted with its reason in `bikebeacon
+/// status`: never deleted silently. Anything else (no answer, a timeout, 429, 5xx, a refused
+/// token) keeps the whole batch queued, and the reporter backs off exponentially with jitter.
+/// Retrying is safe because the server is idempotent on the sighting id.
 public actor Reporter {
     public struct Configuration: Sendable {
         public var batchSize: Int
@@ -48,9 +51,12 @@ public actor Reporter {
     private let logger: Logger
     public private(set) var consecutiveFailures = 0
     public private(set) var delivered = 0
+    /// Sightings the server refused for good (kept in the outbox's `refused` table).
     public private(set) var rejected = 0
     /// When the server last acknowledged a batch (epoch seconds); nil if never since start.
     public private(set) var lastDeliveryAt: Double?
+    /// Sightings sent again without the position the server refused.
+    public private(set) var repaired = 0
 
     public init(outbox: Outbox, transport: any SightingTransport, configuration: Configuration = .init(),
                 logger: Logger = Logger(label: "bikebeacon.reporter")) {
@@ -77,12 +83,9 @@ public actor Reporter {
             } catch {
                 return fail(sent: sent, reason: "\(error)", needsOperator: (error as? ServerError)?.isTransient == false)
             }
-            for rejection in receipt.rejected {
-                logger.warning("the server refused a sighting; it will not be sent again",
-                               metadata: ["id": "\(rejection.id)", "reason": "\(rejection.reason)"])
-            }
+            let settled: Settled
             do {
-                try await outbox.acknowledge(batch.map(\.id))
+                settled = try await settle(batch, receipt.rejected)
             } catch {
                 return fail(sent: sent, reason: "cannot update the outbox: \(error)")
             }
@@ -93,9 +96,42 @@ public actor Reporter {
             lastDeliveryAt = Date().timeIntervalSince1970
             sent += batch.count
             delivered += receipt.accepted + receipt.duplicates
-            rejected += receipt.rejected.count
+            rejected += settled.refused
+            repaired += settled.repaired
         }
         return .drained(sent: sent)
+    }
+
+    private struct Settled {
+        var repaired = 0
+        var refused = 0
+    }
+
+    /// Applies the server's answer to a batch: acknowledged sightings leave the outbox, those refused
+    /// for their position are queued again without it, the rest are kept as refused.
+    private func settle(_ batch: [Sighting], _ rejections: [Rejection]) async throws -> Settled {
+        let verdicts = Dictionary(rejections.map { ($0.id.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        var settled = Settled()
+        var acknowledged: [UUID] = []
+        for sighting in batch {
+            guard let rejection = verdicts[sighting.id.uuidString.lowercased()] else {
+                acknowledged.append(sighting.id)
+                continue
+            }
+            let metadata: Logger.Metadata = ["id": "\(rejection.id)", "reason": "\(rejection.reason)", "field": "\(rejection.field ?? "-")"]
+            if rejection.isAboutPosition, let repaired = sighting.withoutPosition {
+                logger.warning("the server refused a sighting's position; it is sent again without it", metadata: metadata)
+                try await outbox.replace(repaired)
+                settled.repaired += 1
+            } else {
+                logger.warning("the server refused a sighting; it is kept in the outbox's 'refused' table ('bikebeacon status' counts them)",
+                               metadata: metadata)
+                try await outbox.refuse(sighting.id, reason: rejection.reason)
+                settled.refused += 1
+            }
+        }
+        try await outbox.acknowledge(acknowledged)
+        return settled
     }
 
     /// Drains whenever there is something queued, backing off after failures, until cancelled.

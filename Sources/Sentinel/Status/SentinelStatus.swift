@@ -33,6 +33,11 @@ public struct SentinelStatus: Codable, Equatable, Sendable {
     public var scannerWaitingFor: String?
     /// A roaming sentinel's fix (mode, age, accuracy; never its position); nil for one at a fixed place.
     public var fix: FixStatus?
+    /// Sightings sent again without a position the server refused (nil in an older status).
+    public var sightingsRepaired: Int?
+    /// Refused sightings kept in the outbox database's `refused` table, and the newest one's reason.
+    public var refusedKept: Int?
+    public var newestRefusal: String?
 
     public static let fileName = "status.json"
     public static let metricsFileName = "metrics.prom"
@@ -64,7 +69,9 @@ public struct SentinelStatus: Codable, Equatable, Sendable {
         counter("bikebeacon_matches_total", matches, "Advertisements of beacons on the missing list.")
         counter("bikebeacon_sightings_created_total", sightingsCreated, "Sightings created (arrived, present, departed).")
         counter("bikebeacon_sightings_delivered_total", sightingsDelivered, "Sightings the server acknowledged.")
-        counter("bikebeacon_sightings_rejected_total", sightingsRejected, "Sightings the server refused; they are not sent again.")
+        counter("bikebeacon_sightings_rejected_total", sightingsRejected, "Sightings the server refused; they are kept, not sent again.")
+        counter("bikebeacon_sightings_repaired_total", sightingsRepaired ?? 0, "Sightings sent again without the position the server refused.")
+        gauge("bikebeacon_sightings_refused_kept", Double(refusedKept ?? 0), "Refused sightings kept in the outbox database for the operator.")
         gauge("bikebeacon_outbox_depth", Double(outboxDepth), "Sightings queued for the server; -1 when the outbox cannot be read.")
         gauge("bikebeacon_missing_list_version", Double(missingListVersion), "Version of the missing list held.")
         gauge("bikebeacon_missing_list_bikes", Double(missingListBikes), "Bikes on the missing list held.")
@@ -91,7 +98,8 @@ public struct SentinelStatus: Codable, Equatable, Sendable {
         """
         sentinel pid \(pid), running since \(startedAt), status as of \(updatedAt)
         advertisements: \(advertisements) (iBeacons \(iBeacons), missing-bike matches \(matches))
-        sightings: \(sightingsCreated) created, \(sightingsDelivered) delivered, \(sightingsRejected) refused by the server
+        sightings: \(sightingsCreated) created, \(sightingsDelivered) delivered, \(sightingsRejected) refused by the server, \(sightingsRepaired ?? 0) sent again without a refused position
+        refused sightings kept: \(refusedKept ?? 0)\(newestRefusal.map { " (newest: \($0); they stay in the outbox database's 'refused' table)" } ?? "")
         outbox: \(outboxDepth) queued\(reporterFailures > 0 ? ", server unreachable for the last \(reporterFailures) attempts" : "")
         missing list: version \(missingListVersion), \(missingListBikes) bikes, \(missingListAgeSeconds.map { "confirmed \(Int($0)) s ago" } ?? "never fetched")
         own-bike alarms: \(alarms)

@@ -80,7 +80,7 @@ enum BikeRoutes {
                 guard let parsed = SightingCursor(text) else { throw APIError.invalid("'cursor' is not a cursor this server handed out") }
                 cursor = parsed
             }
-            let page = try await state.sightings.page(bikeID: id, after: cursor, limit: limit)
+            let page = try await state.sightings.page(bikeID: id, after: cursor, limit: limit, for: .owner)
             var headers: HTTPFields = [:]
             if let next = page.nextCursor { headers[HTTPField.Name("Next-Cursor")!] = next }
             switch format {

@@ -116,6 +116,8 @@ struct BikeStore: Sendable {
                 """).run()
             try await missingList.recordChange(of: [bike.beacon], in: db)
             if !missing {
+                // A recovered bike's trail is nobody's business any more: its share links stop working now.
+                try await ShareStore.revokeAll(bikeID: bike.id, now: now, in: db)
                 try await notifications.offer(OwnerNotification(
                     event: .recovered, bikeId: bike.id, bikeName: bike.name, ownerId: owner, place: nil, latitude: nil,
                     longitude: nil, time: Timestamp.format(milliseconds: now), zone: nil), now: now, in: db)

@@ -13,6 +13,9 @@ struct TheftReport: Sendable {
     var qr: Result<QRMatrix, QREncoder.Failure>?
     var generatedAt: String
 
+    /// A sighting by a home sentinel, shown here only roughly (`SightingPrivacy`).
+    static func isPrivate(_ sighting: SightingRecord) -> Bool { sighting.sentinel == SightingPrivacy.privateName }
+
     func html() -> String {
         let e = HTML.escape
         var rows: [(String, String)] = [
@@ -28,8 +31,14 @@ struct TheftReport: Sendable {
         let sightingRows = sightings.map { s -> String in
             let coordinates = s.latitude.flatMap { lat in s.longitude.map { "\(SightingRecord.degrees(lat)), \(SightingRecord.degrees($0))" } } ?? "–"
             let distance = s.distance.map { "~\(Int($0.rounded())) m" } ?? "–"
-            return "<tr><td>\(e(s.time))</td><td>\(e(s.event))</td><td>\(e(s.place))</td><td>\(e(coordinates))</td><td>\(e(s.zone)) \(e(distance))</td></tr>"
+            let place = Self.isPrivate(s)
+                ? "\(s.place): the exact place is available to the police from the network's operator, reference \(s.id)"
+                : s.place
+            return "<tr><td>\(e(s.time))</td><td>\(e(s.event))</td><td>\(e(place))</td><td>\(e(coordinates))</td><td>\(e(s.zone)) \(e(distance))</td></tr>"
         }.joined()
+        let privateNote = sightings.contains(where: Self.isPrivate)
+            ? "<p class=\"private\">Sightings by \(e(SightingPrivacy.privateName)) (a sentinel at someone's home) show a position rounded to about \(Int(SightingPrivacy.gridAccuracy)) m. The network's operator gives the police the exact place on request; quote the reference in the Place column.</p>"
+            : ""
         let share: String
         switch (shareURL, qr) {
         case let (url?, .success(matrix)?):
@@ -49,6 +58,7 @@ struct TheftReport: Sendable {
             <dl class="details">\(details)</dl>
             \(share)
             <section><h2>Sightings (\(sightings.count))</h2>
+            \(privateNote)
             \(sightings.isEmpty ? "<p>No sentinel has heard the bike's tag yet.</p>" : "<table><thead><tr><th scope=\"col\">Time</th><th scope=\"col\">Event</th><th scope=\"col\">Place</th><th scope=\"col\">Coordinates</th><th scope=\"col\">Zone, distance</th></tr></thead><tbody>\(sightingRows)</tbody></table>")
             </section></main></body></html>
             """

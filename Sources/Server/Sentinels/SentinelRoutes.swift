@@ -39,11 +39,13 @@ enum SentinelRoutes {
             guard batch.sightings.count <= SightingBatch<SightingItem>.maxItems else {
                 throw APIError(.contentTooLarge, "batch_too_large", "send at most \(SightingBatch<SightingItem>.maxItems) sightings per request")
             }
-            let (valid, invalid) = SightingValidation.validate(batch.sightings, now: state.now)
+            let (valid, invalid) = SightingValidation.validate(batch.sightings, from: SightingSource(sentinel), now: state.now)
             let result = try await state.sightings.ingest(valid, from: sentinel, now: state.now)
             await state.database.events.signal(accounts: result.notifiedAccounts)
             let rejected = invalid + result.rejected
             state.metrics.countSightings(accepted: result.accepted, duplicates: result.duplicates, rejected: rejected.count)
+            // A home sentinel's name may say whose home it is: /metrics names it by its id.
+            state.metrics.countRejections(rejected, sentinel: sentinel.ownerID == nil ? sentinel.name : sentinel.id)
             return try JSONResponse.make(SightingResult(accepted: result.accepted, duplicates: result.duplicates, rejected: rejected))
         }
     }

@@ -11,6 +11,8 @@ public struct Sentinel: Sendable, Equatable, Codable {
     public var longitude: Double?
     public var createdMilliseconds: Int64
     public var revokedMilliseconds: Int64?
+    /// The account whose home sentinel this is (`add --owner`); its place is theirs alone to see.
+    public var ownerID: String?
 }
 
 public enum SentinelError: Error, CustomStringConvertible, Equatable {
@@ -41,6 +43,9 @@ public struct SentinelStore: Sendable {
                     now: Int64) async throws -> (Sentinel, token: String) {
         let name = name.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty, name.count <= 100 else { throw SentinelError.invalid("a sentinel needs a name of 1 to 100 characters") }
+        guard name.lowercased() != SightingPrivacy.privateName else {
+            throw SentinelError.invalid("'\(SightingPrivacy.privateName)' is what others see of a home sentinel; pick another name")
+        }
         guard (latitude == nil) == (longitude == nil) else {
             throw SentinelError.invalid("give both latitude and longitude for a sentinel at a fixed place, or neither for a roaming one")
         }
@@ -49,9 +54,8 @@ public struct SentinelStore: Sendable {
         let host = hostEmail?.trimmingCharacters(in: .whitespaces).lowercased()
         if let host, !MailAddress.isPlausible(host) { throw SentinelError.invalid("'\(host)' is not an e-mail address (the host's contact)") }
         let token = Tokens.make(prefix: Tokens.sentinelPrefix)
-        let sentinel = Sentinel(id: Tokens.id(), name: name, latitude: latitude, longitude: longitude,
-                                createdMilliseconds: now, revokedMilliseconds: nil)
-        try await database.transaction { db in
+        let id = Tokens.id()
+        let ownerID = try await database.transaction { db in
             guard try await db.raw("SELECT id FROM sentinels WHERE name = \(bind: name)").first() == nil else {
                 throw SentinelError.nameTaken(name)
             }
@@ -66,16 +70,18 @@ public struct SentinelStore: Sendable {
             // A roaming sentinel's place columns (NOT NULL since the first schema) hold 0 and are never read.
             try await db.raw("""
                 INSERT INTO sentinels (id, name, token_hash, latitude, longitude, roaming, revoked_ms, created_ms, owner_id, host_email)
-                VALUES (\(bind: sentinel.id), \(bind: name), \(bind: Tokens.digest(token)), \(bind: latitude ?? 0),
+                VALUES (\(bind: id), \(bind: name), \(bind: Tokens.digest(token)), \(bind: latitude ?? 0),
                   \(bind: longitude ?? 0), \(bind: latitude == nil ? 1 : 0), NULL, \(bind: now), \(bind: owner), \(bind: host))
                 """).run()
+            return owner
         }
-        return (sentinel, token)
+        return (Sentinel(id: id, name: name, latitude: latitude, longitude: longitude, createdMilliseconds: now,
+                         revokedMilliseconds: nil, ownerID: ownerID), token)
     }
 
     public func list() async throws -> [Sentinel] {
         try await database.withSession { db in
-            try await db.raw("SELECT id, name, latitude, longitude, roaming, created_ms, revoked_ms FROM sentinels ORDER BY name").all().map(Self.sentinel)
+            try await db.raw("SELECT id, name, latitude, longitude, roaming, created_ms, revoked_ms, owner_id FROM sentinels ORDER BY name").all().map(Self.sentinel)
         }
     }
 
@@ -110,7 +116,7 @@ public struct SentinelStore: Sendable {
 
     func find(tokenDigest: String) async throws -> Sentinel? {
         try await database.withSession { db in
-            try await db.raw("SELECT id, name, latitude, longitude, roaming, created_ms, revoked_ms FROM sentinels WHERE token_hash = \(bind: tokenDigest)")
+            try await db.raw("SELECT id, name, latitude, longitude, roaming, created_ms, revoked_ms, owner_id FROM sentinels WHERE token_hash = \(bind: tokenDigest)")
                 .first().map(Self.sentinel)
         }
     }
@@ -122,6 +128,7 @@ public struct SentinelStore: Sendable {
                  latitude: roaming ? nil : try row.decode(column: "latitude", as: Double.self),
                  longitude: roaming ? nil : try row.decode(column: "longitude", as: Double.self),
                  createdMilliseconds: try row.decode(column: "created_ms", as: Int64.self),
-                 revokedMilliseconds: try row.decode(column: "revoked_ms", as: Int64?.self))
+                 revokedMilliseconds: try row.decode(column: "revoked_ms", as: Int64?.self),
+                 ownerID: try row.decode(column: "owner_id", as: String?.self))
     }
 }

@@ -19,7 +19,7 @@ enum ShareRoutes {
             }
             guard var share = try await shares.create(bikeID: try BikeRoutes.bikeID(context), owner: owner, request: body, now: state.now)
             else { throw APIError.bikeNotFound }
-            share.url = "\(PublicOrigin.of(request, state: state))/s/\(share.token ?? "")"
+            share.url = "\(PublicOrigin.of(request, context: context, state: state))/s/\(share.token ?? "")"
             return try JSONResponse.make(share, status: .created)
         }
 
@@ -59,7 +59,7 @@ enum ShareRoutes {
             guard let bike = try await state.bikes.find(id: resolved.share.bikeId, owner: resolved.ownerID) else {
                 throw APIError(.notFound, "not_found", "no such share link; ask the bike's owner for a new one")
             }
-            let sightings = try await state.sightings.page(bikeID: bike.id, after: nil, limit: 500).sightings
+            let sightings = try await state.sightings.page(bikeID: bike.id, after: nil, limit: 500, for: .anyone).sightings
             return try JSONResponse.make(SharedBike(
                 name: bike.name, make: bike.make, model: bike.model, colour: bike.colour, frameNumber: bike.frameNumber,
                 engineNumber: bike.engineNumber, notes: resolved.share.includeNotes ? bike.notes : nil, missing: bike.missing,

@@ -9,6 +9,12 @@ struct ShareStore: Sendable {
     static let prefix = "bbl_"
     static let maxHours = 720
     static let maxLabelLength = 200
+    /// Active links one bike may have: enough for the police, insurer and a few friends, few enough
+    /// that the owner can keep track of who can follow the bike.
+    static let maxActivePerBike = 10
+
+    static let tooMany = APIError(.conflict, "share_limit",
+        "this bike has \(maxActivePerBike) active share links already; revoke one you no longer need (or let it expire) first")
 
     /// A share link found by its token, and whether it still opens.
     struct Resolved: Sendable {
@@ -21,9 +27,15 @@ struct ShareStore: Sendable {
         let id = Tokens.id()
         let token = Tokens.make(prefix: Self.prefix)
         let expires = now + Int64(request.expiresIn) * 3_600_000
+        let lock = database.flavor == .postgres ? " FOR UPDATE" : ""
         return try await database.transaction { db in
-            guard try await db.raw("SELECT id FROM bikes WHERE id = \(bind: bikeID) AND owner_id = \(bind: owner)").first() != nil
+            // The bike's row lock serialises concurrent creates on PostgreSQL (SQLite has one writer), so the cap holds.
+            guard try await db.raw("SELECT id FROM bikes WHERE id = \(bind: bikeID) AND owner_id = \(bind: owner)\(unsafeRaw: lock)").first() != nil
             else { return nil }
+            let active = try await db.raw("""
+                SELECT COUNT(*) AS n FROM shares WHERE bike_id = \(bind: bikeID) AND revoked_ms IS NULL AND expires_ms > \(bind: now)
+                """).first()?.decode(column: "n", as: Int.self) ?? 0
+            guard active < Self.maxActivePerBike else { throw Self.tooMany }
             try await db.raw("""
                 INSERT INTO shares (id, bike_id, token_hash, label, include_notes, created_ms, expires_ms, revoked_ms, views, last_viewed_ms)
                 VALUES (\(bind: id), \(bind: bikeID), \(bind: Tokens.digest(token)), \(bind: request.label ?? ""),
@@ -66,6 +78,11 @@ struct ShareStore: Sendable {
             try await db.raw("UPDATE shares SET revoked_ms = COALESCE(revoked_ms, \(bind: now)) WHERE id = \(bind: id)").run()
             return true
         }
+    }
+
+    /// Revokes every link of the bike that still works (the bike was recovered).
+    static func revokeAll(bikeID: String, now: Int64, in db: any SQLDatabase) async throws {
+        try await db.raw("UPDATE shares SET revoked_ms = \(bind: now) WHERE bike_id = \(bind: bikeID) AND revoked_ms IS NULL").run()
     }
 
     /// The link this token opens, whatever its status; nil for a token the server never issued.

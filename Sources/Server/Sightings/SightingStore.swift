@@ -51,7 +51,7 @@ struct SightingStore: Sendable {
             let stored = { (s: NewSighting) in StoredPlace(s.place, sentinel: sentinel) }
             for sighting in fresh {
                 guard let bike = bikes[sighting.beacon] else {
-                    rejected.append(Rejection(id: sighting.rawID, reason: "beacon \(sighting.beacon) is not on the missing list"))
+                    rejected.append(Rejection(id: sighting.rawID, reason: "beacon \(sighting.beacon) is not on the missing list", field: "uuid"))
                     continue
                 }
                 rows.append((sighting, bike, Tokens.id()))
@@ -61,13 +61,14 @@ struct SightingStore: Sendable {
                 let insert = db.insert(into: "sightings").columns(
                     "id", "sentinel_id", "client_id", "bike_id", "beacon_uuid", "beacon_major", "beacon_minor", "event",
                     "time_ms", "first_seen_ms", "last_seen_ms", "rssi", "distance", "zone", "latitude", "longitude",
-                    "fix", "accuracy_m", "fix_ms", "received_ms")
+                    "fix", "accuracy_m", "fix_ms", "received_ms", "sentinel_home")
                 for (s, bike, id) in rows {
                     let heard = stored(s)
                     insert.values([
                         id, sentinel.id, s.clientID, bike.id, s.beacon.uuid.uuidString, Int(s.beacon.major), Int(s.beacon.minor),
                         s.event.rawValue, s.time, s.firstSeen, s.lastSeen, s.rssi, s.distance, s.zone,
                         heard.latitude ?? 0, heard.longitude ?? 0, heard.fix, heard.accuracy, heard.fixTime, now,
+                        SightingPrivacy.Home(sentinelOwner: sentinel.ownerID, bikeOwner: bike.ownerID).rawValue,
                     ] as [any Encodable & Sendable])
                 }
                 // A concurrent retry of the same batch may have won the race: the unique key keeps one copy.
@@ -77,15 +78,18 @@ struct SightingStore: Sendable {
             var notified = Set<String>()
             for (s, bike, id) in rows where inserted.contains(s.clientID) && s.event.notifies {
                 let heard = stored(s)
+                // What the bike's owner is told: another owner's home sentinel stays "a private sentinel", about 500 m.
+                let seen = SightingPrivacy.place(name: sentinel.name, latitude: heard.latitude, longitude: heard.longitude,
+                                                 home: SightingPrivacy.Home(sentinelOwner: sentinel.ownerID, bikeOwner: bike.ownerID))
                 let event = NotificationEvent(
                     type: "sighting", sightingId: id, bikeId: bike.id, bikeName: bike.name, event: s.event.rawValue,
                     time: Timestamp.format(milliseconds: s.time), beacon: s.beacon, zone: s.zone, rssi: s.rssi,
-                    distance: s.distance, sentinel: sentinel.name, latitude: heard.latitude, longitude: heard.longitude,
-                    accuracy: heard.accuracy)
+                    distance: s.distance, sentinel: seen.name, latitude: seen.latitude, longitude: seen.longitude,
+                    accuracy: seen.accuracy ?? heard.accuracy)
                 try await EventStore.append(event, account: bike.ownerID, now: now, in: db)
                 try await notifications.offer(OwnerNotification(
                     event: s.event == .departed ? .departed : .arrived, bikeId: bike.id, bikeName: bike.name, ownerId: bike.ownerID,
-                    place: sentinel.name, latitude: heard.latitude, longitude: heard.longitude,
+                    place: seen.name, latitude: seen.latitude, longitude: seen.longitude,
                     time: event.time, zone: s.zone), now: now, in: db)
                 notified.insert(bike.ownerID)
             }
@@ -144,8 +148,8 @@ struct SightingStore: Sendable {
         return result
     }
 
-    /// A page of one bike's sightings, newest first, starting after `cursor`.
-    func page(bikeID: String, after cursor: SightingCursor?, limit: Int) async throws -> SightingPage {
+    /// A page of one bike's sightings, newest first, starting after `cursor`, as `audience` may see them.
+    func page(bikeID: String, after cursor: SightingCursor?, limit: Int, for audience: SightingPrivacy.Audience) async throws -> SightingPage {
         try await database.withSession { db in
             let rows: [any SQLRow]
             if let cursor {
@@ -161,7 +165,7 @@ struct SightingStore: Sendable {
                     WHERE s.bike_id = \(bind: bikeID) ORDER BY s.time_ms DESC, s.id DESC LIMIT \(bind: limit + 1)
                     """).all()
             }
-            let sightings = try rows.prefix(limit).map(Self.sighting)
+            let sightings = try rows.prefix(limit).map { try Self.sighting($0, for: audience) }
             var next: String?
             if rows.count > limit, let last = sightings.last, let time = Timestamp.parse(last.time) {
                 next = SightingCursor(time: time, id: last.id).text
@@ -170,7 +174,18 @@ struct SightingStore: Sendable {
         }
     }
 
+    /// A stored sighting as `audience` may see it (`SightingPrivacy`); the bike's owner by default.
     static func sighting(_ row: any SQLRow) throws -> SightingRecord {
+        try sighting(row, for: .owner)
+    }
+
+    static func sighting(_ row: any SQLRow, for audience: SightingPrivacy.Audience) throws -> SightingRecord {
+        let home = SightingPrivacy.Home(rawValue: try row.decode(column: "sentinel_home", as: Int.self)) ?? .others
+        return SightingPrivacy.view(try exact(row), home: home, audience: audience)
+    }
+
+    /// A stored sighting as it was heard: the sentinel's name and exact place. Only for the operator.
+    static func exact(_ row: any SQLRow) throws -> SightingRecord {
         guard let beacon = try MissingListStore.beacon(row) else { throw StorageError.corruptRow("sightings row holds an invalid beacon") }
         let fix = try row.decode(column: "fix", as: String?.self)
         let hasPosition = fix != "none"

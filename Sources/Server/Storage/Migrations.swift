@@ -222,6 +222,19 @@ enum Migrations {
             "CREATE INDEX login_attempts_client ON login_attempts (client, time_ms)",
             "CREATE INDEX login_attempts_time ON login_attempts (time_ms)",
         ]),
+        // Home sentinels stay private (#35): whose home sentinel heard each sighting, as `SightingPrivacy.Home`
+        // (0 a public sentinel, 1 the bike owner's own home sentinel, 2 another owner's), set at ingest and
+        // here for the sightings stored before.
+        common(90, [
+            "ALTER TABLE sightings ADD COLUMN sentinel_home BIGINT NOT NULL DEFAULT 0",
+            """
+            UPDATE sightings SET sentinel_home = CASE
+              WHEN (SELECT t.owner_id FROM sentinels t WHERE t.id = sightings.sentinel_id) IS NULL THEN 0
+              WHEN (SELECT t.owner_id FROM sentinels t WHERE t.id = sightings.sentinel_id)
+                 = (SELECT b.owner_id FROM bikes b WHERE b.id = sightings.bike_id) THEN 1
+              ELSE 2 END
+            """,
+        ]),
     ]
 
     /// Sentinel health, beside `sentinel_transitions` (whose id column differs by flavour).

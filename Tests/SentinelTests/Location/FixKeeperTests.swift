@@ -10,11 +10,27 @@ import TestSupport
     static let walk = GPSDPosition(mode: .threeD, time: 1_175_925_187.801, latitude: -27.21081, longitude: 153.052155,
                                    horizontalError: 12.5, speed: 3.788)
 
+    /// A receiver whose date is years off (a GPS week rollover; gpsd's 1024-week correction made a
+    /// 2014 recording read 2034) keeps its position but not its time: the fix is stamped with the
+    /// sentinel's clock, which the server checks sightings against. Within the tolerance the
+    /// receiver's own time stays (it says when the position was measured).
+    @Test func aReceiverClockFarOffIsReplacedByTheSentinelsOwn() {
+        let now = 1_795_000_000.0
+        for (offset, expected) in [(20 * 365 * 86_400.0, now), (-20 * 365 * 86_400.0, now), (61, now), (-61, now), (0.8, now + 0.8), (-45, now - 45)] {
+            var keeper = FixKeeper(maxFixAge: 10)
+            var position = Self.walk
+            position.time = now + offset
+            keeper.take(position, at: now)
+            #expect(keeper.fix(at: now) == SightingFix(latitude: -27.21081, longitude: 153.052155, accuracy: 12.5, time: expected), "receiver \(offset) s off")
+        }
+    }
+
     @Test func aSightingCarriesTheLastFixWhileItIsFresh() {
         var keeper = FixKeeper(maxFixAge: 10)
         #expect(keeper.place(at: 100) == .noFix)
         keeper.take(Self.walk, at: 100)
-        let fix = SightingFix(latitude: -27.21081, longitude: 153.052155, accuracy: 12.5, time: 1_175_925_187.801)
+        // The receiver's 2007 date is years from the sentinel's clock (100 s here): the fix carries the sentinel's.
+        let fix = SightingFix(latitude: -27.21081, longitude: 153.052155, accuracy: 12.5, time: 100)
         #expect(keeper.place(at: 100) == .fix(fix))
         #expect(keeper.place(at: 110) == .fix(fix))
         // Older than maxFixAge by when it arrived (the receiver's own clock may be years off): none.
@@ -56,7 +72,7 @@ import TestSupport
         jumped.longitude = 153.0580
         jumped.horizontalError = 48
         keeper.take(jumped, at: 1)
-        #expect(keeper.place(at: 1) == .fix(SightingFix(latitude: -27.2060, longitude: 153.0580, accuracy: 48, time: 1_175_925_187.801)))
+        #expect(keeper.place(at: 1) == .fix(SightingFix(latitude: -27.2060, longitude: 153.0580, accuracy: 48, time: 1)))
     }
 
     @Test func aFixWithoutItsOwnTimeIsStampedWhenItArrived() {

@@ -36,11 +36,13 @@ final class ServerHarness: @unchecked Sendable {
 
     /// Enrols a sentinel, at a place or roaming; returns its token (the last line the command prints).
     /// With `owner` (an account's e-mail) it is that owner's home sentinel.
-    func enrolSentinel(name: String, roaming: Bool = false, owner: String? = nil) async throws -> String {
+    /// `replaying`: the sentinel replays a recorded capture, whose times are older than its enrolment now.
+    func enrolSentinel(name: String, roaming: Bool = false, owner: String? = nil, replaying: Bool = true) async throws -> String {
         guard let binary = Self.binary else { throw HarnessError("no bikebeacon-server binary") }
         let place = roaming ? ["--roaming"] : ["--latitude", "52.3676", "--longitude", "4.9041"]
+        let since = replaying ? ["--enrolled-at", LocalServer.replayEnrolment] : []
         let result = try await run(path: binary.path, ["sentinels", "add", "--name", name] + place + (owner.map { ["--owner", $0] } ?? [])
-                                   + ["--database", database])
+                                   + since + ["--database", database])
         let lines = result.stdout.split(separator: "\n")
         guard result.status == 0, let token = lines.last.map(String.init) else { throw HarnessError("sentinels add failed: \(result.stderr)") }
         return token

@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Foundation
 import Testing
 import TestSupport
@@ -19,6 +20,11 @@ import TestSupport
         #expect(duplicate.status != 0 && duplicate.stderr.contains("exists already"))
         let badLatitude = try await run("bikebeacon-server", ["sentinels", "add", "--name", "x", "--latitude", "91", "--longitude", "1"] + database)
         #expect(badLatitude.status != 0 && badLatitude.stderr.contains("latitude"))
+        let badEnrolment = try await run("bikebeacon-server", ["sentinels", "add", "--name", "x", "--latitude", "1", "--longitude", "1",
+                                                               "--enrolled-at", "yesterday"] + database)
+        #expect(badEnrolment.status != 0 && badEnrolment.stderr.contains("--enrolled-at must be an RFC 3339 time"))
+        let reserved = try await run("bikebeacon-server", ["sentinels", "add", "--name", "A private sentinel", "--latitude", "1", "--longitude", "1"] + database)
+        #expect(reserved.status != 0 && reserved.stderr.contains("what others see of a home sentinel"))
 
         let listed = try await run("bikebeacon-server", ["sentinels", "list"] + database)
         #expect(listed.lines == [SentinelHealthReport.listHeader, "garage\t51.5\t-0.12\tactive\tsilent\t-\tnever\t-\t-\t-\t-\tno heartbeat yet"])
@@ -105,5 +111,36 @@ import TestSupport
         let byOld = try await sentinels.find(tokenDigest: Tokens.digest(oldToken))
         await database.shutdown()
         #expect(byNew?.name == "cafe" && byOld == nil)
+    }
+}
+
+/// `sightings show REF`: the operator reads a home sentinel's sighting as heard, for the police.
+@Suite struct SightingsCommandLineTests {
+    @Test func showPrintsTheExactPlaceOfAPrivateSighting() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bikebeacon-cli-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let options = Harness.testOptions()
+        let database = try await BikebeaconServer.openDatabase(.sqlite(path: path), logger: Harness.logger, now: options.now())
+        let harness = Harness(database: database, options: options) { await database.shutdown() }
+        let reference = try await harness.run { client in
+            _ = try await client.owner("bob@example.org")
+            let (_, home) = try await SentinelStore(database: database).add(name: "Bob's garage, 12 Elm St", latitude: 52.123456, longitude: 4.654321,
+                                                                            ownerEmail: "bob@example.org", now: Fixture.enrolled)
+            let mallory = try await client.owner("mallory@example.org")
+            let bike = try await client.bike(mallory, name: "Decoy")
+            _ = try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: mallory)
+            _ = try await client.send(.post, "/v1/sightings", token: home, json: Fixture.Batch(sightings: [Fixture.sighting()]))
+            let page = try client.decode(SightingPage.self, try await client.send(.get, "/v1/bikes/\(bike.id)/sightings", token: mallory))
+            #expect(page.sightings.first?.sentinel == "a private sentinel")
+            return try #require(page.sightings.first?.id)
+        }
+        let shown = try await run("bikebeacon-server", ["sightings", "show", reference, "--database", "sqlite://\(path)"])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        for expected in ["sighting \(reference)", "sentinel: Bob's garage, 12 Elm St (the home sentinel of bob@example.org)",
+                         "exact position: 52.123456, 4.654321", "owner mallory@example.org", "event: arrived at 2026-11-21T10:00:00.000Z"] {
+            #expect(shown.stdout.contains(expected), "lacks \(expected): \(shown.stdout)")
+        }
+        let unknown = try await run("bikebeacon-server", ["sightings", "show", "nope", "--database", "sqlite://\(path)"])
+        #expect(unknown.status != 0 && unknown.stderr.contains("no sighting with the reference 'nope'"))
     }
 }

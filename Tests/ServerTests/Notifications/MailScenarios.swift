@@ -43,7 +43,7 @@ enum MailScenarios {
     static func sightingEmails(_ backend: Backend) async throws {
         let sink = try await SMTPSink.start(security: .starttls, auth: ("bikebeacon", "mail pw"))
         defer { sink.stop() }
-        let clock = Clock()
+        let clock = Clock(start: Fixture.afterSightings)
         let harness = try await Harness.make(backend, options: try options(sink, clock: clock))
         let (_, sentinel) = try await harness.sentinel("Café Rosa", latitude: 52.09, longitude: 5.12)
         try await harness.run { client in
@@ -98,7 +98,7 @@ enum MailScenarios {
         let first = try await SMTPSink.start(security: .starttls)
         let port = first.port
         await first.shutDown()
-        let clock = Clock()
+        let clock = Clock(start: Fixture.afterSightings)
         let harness = try await Harness.make(backend, options: try options(first, clock: clock, auth: false) {
             $0.webhookBackoff = Backoff(initial: 0.5, maximum: 2, maxAttempts: 1_000, jitter: 0)
         })

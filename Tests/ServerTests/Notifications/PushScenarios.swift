@@ -117,7 +117,9 @@ enum PushScenarios {
 
     /// A clock the test moves.
     final class Clock: Sendable {
-        let now = Mutex<Int64>(1_795_000_000_000)
+        let now: Mutex<Int64>
+        /// 2026-11-18T11:06:40Z unless told; `Fixture.afterSightings` for a scenario that posts the fixtures' sightings.
+        init(start: Int64 = 1_795_000_000_000) { now = Mutex(start) }
         func advance(_ milliseconds: Int64) { now.withLock { $0 += milliseconds } }
         var read: @Sendable () -> Int64 { { [self] in now.withLock { $0 } } }
     }
@@ -132,7 +134,7 @@ enum PushScenarios {
 
     /// Per bike and place one notification per window, `present` never, held-back events summarised when it ends.
     static func noSpam(_ backend: Backend) async throws {
-        let clock = Clock()
+        let clock = Clock(start: Fixture.afterSightings)
         let harness = try await Harness.make(backend, options: Harness.testOptions {
             $0.now = clock.read
             $0.allowPrivateTargets = true

@@ -10,7 +10,7 @@ enum RoamingSightingScenarios {
     static func positionsRoundTrip(_ backend: Backend) async throws {
         let harness = try await Harness.make(backend)
         let (bus, token) = try await SentinelStore(database: harness.database).add(name: "Bus line 12", latitude: nil, longitude: nil,
-                                                                                  now: harness.options.now())
+                                                                                  now: Fixture.enrolled)
         #expect(bus.latitude == nil && bus.longitude == nil)
         #expect(try await SentinelStore(database: harness.database).list().first { $0.name == "Bus line 12" }?.latitude == nil)
         try await harness.run { client in
@@ -56,6 +56,7 @@ enum RoamingSightingScenarios {
 
             let page = try client.decode(SightingPage.self, try await client.send(.get, "/v1/bikes/\(bike.id)/sightings", token: owner))
             #expect(page.sightings.map(\.time) == ["2026-11-21T10:10:00.000Z", "2026-11-21T10:05:00.000Z", "2026-11-21T10:00:00.000Z"])
+            try #require(page.sightings.count == 3)
             let heard = page.sightings[2]
             #expect(heard.event == "passing" && heard.fix == "gps" && heard.sentinel == "Bus line 12")
             #expect(heard.latitude == 52.0912 && heard.longitude == 5.1231 && heard.accuracy == 8)

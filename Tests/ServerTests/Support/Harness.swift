@@ -97,8 +97,10 @@ struct Harness: Sendable {
         }
     }
 
+    /// A sentinel enrolled before the fixtures' sightings (`Fixture.enrolled`), so the server takes them.
     func sentinel(_ name: String = "garage", latitude: Double = 51.5, longitude: Double = -0.12) async throws -> (Sentinel, String) {
-        try await SentinelStore(database: database).add(name: name, latitude: latitude, longitude: longitude, now: options.now())
+        try await SentinelStore(database: database).add(name: name, latitude: latitude, longitude: longitude,
+                                                        now: min(options.now(), Fixture.enrolled))
     }
 }
 
@@ -191,6 +193,10 @@ enum Fixture {
     static let beaconA = "B5B182C7-EAB1-4988-AA99-B5C1517008D9"
     static let beaconB = "426C7565-4368-6172-6D42-6561636F6E73"
     static let beaconC = "494E5445-4C4C-495F-524F-434B535F4857"
+    /// When the tests' sentinels count as enrolled: before `sighting`'s default time.
+    static let enrolled: Int64 = 1_793_491_200_000 // 2026-11-01T00:00:00Z
+    /// A server clock after the fixtures' sightings (2026-11-21), which it would refuse as ahead of it otherwise.
+    static let afterSightings: Int64 = 1_795_392_000_000 // 2026-11-23T00:00:00Z
 
     static func sighting(id: String = UUID().uuidString, uuid: String = beaconA, major: Int = 1, minor: Int = 25626,
                          event: String = "arrived", time: String = "2026-11-21T10:00:00Z", rssi: Int = -67,

@@ -28,6 +28,9 @@ struct SQLiteServerTests {
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.sqlite) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.sqlite) }
     @Test func roamingSightings() async throws { try await RoamingSightingScenarios.positionsRoundTrip(.sqlite) }
+    @Test func sightingEvidence() async throws { try await EvidenceScenarios.timesAndPlaces(.sqlite) }
+    @Test func homeSentinelPrivacy() async throws { try await PrivacyScenarios.hostileOwner(.sqlite) }
+    @Test func shareLinkLimits() async throws { try await ShareScenarios.limitsAndOrigin(.sqlite) }
     @Test func sentinelRateLimit() async throws { try await SightingScenarios.sentinelRateLimit(.sqlite) }
     @Test func authorizationMatrix() async throws { try await AuthorizationScenarios.matrix(.sqlite) }
     @Test func badInput() async throws { try await BadInputScenarios.refused(.sqlite) }
@@ -87,6 +90,9 @@ struct PostgresServerTests {
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.postgres) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.postgres) }
     @Test func roamingSightings() async throws { try await RoamingSightingScenarios.positionsRoundTrip(.postgres) }
+    @Test func sightingEvidence() async throws { try await EvidenceScenarios.timesAndPlaces(.postgres) }
+    @Test func homeSentinelPrivacy() async throws { try await PrivacyScenarios.hostileOwner(.postgres) }
+    @Test func shareLinkLimits() async throws { try await ShareScenarios.limitsAndOrigin(.postgres) }
     @Test func sentinelRateLimit() async throws { try await SightingScenarios.sentinelRateLimit(.postgres) }
     @Test func authorizationMatrix() async throws { try await AuthorizationScenarios.matrix(.postgres) }
     @Test func badInput() async throws { try await BadInputScenarios.refused(.postgres) }

@@ -79,8 +79,9 @@ function updateReportLink() {
   if (!lost.bike) return;
   // Percent-encoded, not form-encoded: the server reads '+' as itself.
   const owner = $("report-owner").value.trim();
-  const query = [owner ? `owner=${encodeURIComponent(owner)}` : null, lost.token ? `share=${encodeURIComponent(lost.token)}` : null].filter(Boolean).join("&");
-  $("report-open").href = `/v1/bikes/${encodeURIComponent(lost.bike.id)}/report${query ? `?${query}` : ""}`;
+  // The share token goes in the path, never the query string (which proxies log).
+  const share = lost.token ? `/${encodeURIComponent(lost.token)}` : "";
+  $("report-open").href = `/v1/bikes/${encodeURIComponent(lost.bike.id)}/report${share}${owner ? `?owner=${encodeURIComponent(owner)}` : ""}`;
   $("report-hint").textContent = lost.token ? "The report carries the share link as a QR code." : "Make a share link first to put its QR code on the report.";
 }
 
