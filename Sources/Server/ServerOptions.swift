@@ -21,6 +21,9 @@ public struct ServerOptions: Sendable {
     /// Sign-ups per client address (`serve --signups-per-hour`), shared by every server on the database.
     /// Every account may add bikes to the list each sentinel holds, so a script must not mint accounts freely.
     public var signupLimit = RateLimit.perHour(10)
+    /// Enrolment-code exchanges per client address (`POST /v1/sentinel/enrol`), shared by every server on the database.
+    /// A code has 100 random bits; the limit keeps a guesser from loading the database, not from guessing.
+    public var enrolLimit = RateLimit.perHour(30)
     /// Believe `X-Forwarded-For` from any peer, for a reverse proxy on another host (`serve --trust-proxy`);
     /// it is always believed from loopback. See `ClientAddress`.
     public var trustProxy = false

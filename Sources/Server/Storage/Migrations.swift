@@ -162,6 +162,15 @@ enum Migrations {
               count BIGINT NOT NULL, heard_ms BIGINT NOT NULL, PRIMARY KEY (sentinel_id, beacon_uuid, beacon_major, beacon_minor))
             """,
         ]),
+        // One-time enrolment codes (`bikebeacon enroll`): the code's digest and the token sealed with the code.
+        common(75, [
+            """
+            CREATE TABLE sentinel_enrolments (code_hash TEXT PRIMARY KEY,
+              sentinel_id TEXT NOT NULL REFERENCES sentinels(id) ON DELETE CASCADE, sealed_token TEXT NOT NULL,
+              created_ms BIGINT NOT NULL, expires_ms BIGINT NOT NULL, used_ms BIGINT)
+            """,
+            "CREATE INDEX sentinel_enrolments_sentinel ON sentinel_enrolments (sentinel_id)",
+        ]),
     ]
 
     /// Password-reset and email-verification tokens (#9, email). Version 30: see step 20.
