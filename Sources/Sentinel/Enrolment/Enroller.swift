@@ -43,6 +43,7 @@ public struct Enroller: Sendable {
             do { heard = try await radioCheck() } catch { failure = "\(error)" }
             say(try EnrolmentPlan.radio(reports: heard, failure: failure, force: force))
         }
+        say("exchanging the code at \(target.serverURL) …")
         let enrolment = try await exchange(target)
         let text = EnrolmentPlan.configText(enrolment, serverURL: target.serverURL, backend: backend, adapter: adapter)
         do {

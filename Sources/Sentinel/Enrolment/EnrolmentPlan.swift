@@ -70,7 +70,8 @@ public enum EnrolmentPlan {
         } else if reports != nil {
             problem = "the radio heard no Bluetooth LE report in \(radioCheckSeconds) s (a working radio hears the phones and watches around it)"
         } else {
-            problem = "the radio could not listen: \(failure ?? "unknown error")"
+            // Scanner errors end in a full stop; the sentence goes on.
+            problem = "the radio could not listen: \(String((failure ?? "unknown error").reversed().drop { $0 == "." }.reversed()))"
         }
         guard force else { throw .radioSilent(problem) }
         return "warning: \(problem); enrolling anyway (--force)"

@@ -43,7 +43,7 @@ struct EnrolmentPlanTests {
         #expect(try EnrolmentPlan.radio(reports: 57, failure: nil, force: false) == "radio: 57 Bluetooth LE reports heard in 10 s")
         #expect(throws: EnrolmentError.self) { try EnrolmentPlan.radio(reports: 0, failure: nil, force: false) }
         #expect(throws: EnrolmentError.radioSilent("the radio could not listen: no adapter hci9")) {
-            try EnrolmentPlan.radio(reports: nil, failure: "no adapter hci9", force: false)
+            try EnrolmentPlan.radio(reports: nil, failure: "no adapter hci9.", force: false)
         }
         #expect(try EnrolmentPlan.radio(reports: 0, failure: nil, force: true).hasPrefix("warning: the radio heard no Bluetooth LE report in 10 s"))
     }

@@ -165,7 +165,11 @@ enum EnrolmentScenarios {
 
     /// Attempts count against the client's address before the code is looked at, right or wrong.
     static func rateLimited(_ backend: Backend) async throws {
-        let harness = try await Harness.make(backend, options: Harness.testOptions { $0.enrolLimit = RateLimit(perSecond: 0.001, burst: 3) })
+        let clock = PushScenarios.Clock()
+        let harness = try await Harness.make(backend, options: Harness.testOptions {
+            $0.enrolLimit = RateLimit(perSecond: 0.001, burst: 3)
+            $0.now = clock.read
+        })
         let (_, token) = try await harness.sentinel("Cafe Rosa")
         let code = try await EnrolmentStore(database: harness.database).issue(sentinel: "Cafe Rosa", token: token, now: harness.options.now()).code
         try await harness.run(keepDatabase: true) { client in
