@@ -25,7 +25,9 @@ public enum AtomicFile {
     /// `permissions` are set exactly (not filtered by the umask): 0o600 keeps a session token private.
     /// `durable: false` skips both fsyncs, for files a power cut may lose (a status rewritten every
     /// few seconds): still never torn, but no forced write to an SD card.
-    public static func write(_ data: Data, to path: String, permissions: mode_t = 0o644, durable: Bool = true) throws(AtomicFileError) {
+    /// `group`: the file's group, set before it appears (a config the service's group may read, no one else).
+    public static func write(_ data: Data, to path: String, permissions: mode_t = 0o644, group: gid_t? = nil,
+                             durable: Bool = true) throws(AtomicFileError) {
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, permissions)
         guard fd >= 0 else { throw .cannotWrite(path: temporary, step: "open", errno: errno) }
@@ -43,6 +45,7 @@ public enum AtomicFile {
             }
         }
         if failure == nil, fchmod(fd, permissions) != 0 { failure = .cannotWrite(path: temporary, step: "chmod", errno: errno) }
+        if failure == nil, let group, fchown(fd, uid_t.max, group) != 0 { failure = .cannotWrite(path: temporary, step: "chown", errno: errno) }
         close(fd)
         if let failure {
             unlink(temporary)

@@ -32,6 +32,9 @@ public struct ServerOptions: Sendable {
     public var signupLimit = RateLimit.perHour(10)
     /// `409 beacon_taken` answers per account (`BeaconProbes`): a few at once, then one an hour.
     public var beaconTakenLimit = RateLimit(perSecond: 1.0 / 3600, burst: 5)
+    /// Enrolment-code exchanges per client address (`POST /v1/sentinel/enrol`), shared by every server on the database.
+    /// A code has 100 random bits; the limit keeps a guesser from loading the database, not from guessing.
+    public var enrolLimit = RateLimit.perHour(30)
     /// Believe `X-Forwarded-For` from any peer, for a reverse proxy on another host (`serve --trust-proxy`);
     /// it is always believed from loopback. See `ClientAddress`.
     public var trustProxy = false

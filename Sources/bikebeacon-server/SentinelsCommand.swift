@@ -7,7 +7,8 @@ struct Sentinels: AsyncParsableCommand {
         abstract: "Enrol, list, rotate and revoke sentinels.", subcommands: [Add.self, List.self, Show.self, Rotate.self, Revoke.self])
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Enrol a sentinel; prints its token as the last line.")
+        static let configuration = CommandConfiguration(
+            abstract: "Enrol a sentinel; prints its one-time enrolment code (for `bikebeacon enroll` on the Pi) and its token as the last line.")
         @Option var name: String
         // `.unconditional`: a negative value such as `-0.12` is the value, not another option.
         @Option(parsing: .unconditional, help: "Where the sentinel stands; its sightings are placed here.") var latitude: Double?
@@ -20,9 +21,11 @@ struct Sentinels: AsyncParsableCommand {
         var hostEmail: String?
         @Option(help: "When it counts as enrolled (RFC 3339; default now): sightings dated earlier are refused. Set it earlier only to replay a recorded capture (tests, the demo).")
         var enrolledAt: String?
+        @OptionGroup var enrolment: EnrolmentOptions
         @OptionGroup var database: DatabaseOption
 
         func validate() throws {
+            try enrolment.validate()
             if roaming {
                 guard latitude == nil, longitude == nil else { throw ValidationError("a --roaming sentinel has no fixed place: leave out --latitude and --longitude") }
             } else {
@@ -34,15 +37,20 @@ struct Sentinels: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let (sentinel, token) = try await database.with { db in
-                try await SentinelStore(database: db).add(name: name, latitude: latitude, longitude: longitude, ownerEmail: owner,
-                                                          hostEmail: hostEmail, now: enrolledAt.flatMap(Timestamp.parse) ?? ServerOptions.wallClock())
+            let now = ServerOptions.wallClock()
+            let (sentinel, token, code) = try await database.with { db in
+                let (sentinel, token) = try await SentinelStore(database: db).add(name: name, latitude: latitude, longitude: longitude,
+                                                                                  ownerEmail: owner, hostEmail: hostEmail,
+                                                                                  now: enrolledAt.flatMap(Timestamp.parse) ?? now)
+                return (sentinel, token, try await EnrolmentStore(database: db).issue(sentinel: sentinel.name, token: token, now: now))
             }
             if let latitude = sentinel.latitude, let longitude = sentinel.longitude {
-                print("enrolled sentinel '\(sentinel.name)' at \(latitude), \(longitude); its token (shown once):")
+                print("enrolled sentinel '\(sentinel.name)' at \(latitude), \(longitude)")
             } else {
-                print("enrolled roaming sentinel '\(sentinel.name)' (its sightings carry their own position); its token (shown once):")
+                print("enrolled roaming sentinel '\(sentinel.name)' (its sightings carry their own position)")
             }
+            print(EnrolmentNotice.text(code: code.code, expiresMilliseconds: code.expiresMilliseconds, publicURL: enrolment.publicURL))
+            print("its token (shown once; only for setting a sentinel up by hand, in its sentinel.yaml):")
             print(token)
         }
     }
@@ -95,14 +103,35 @@ struct Sentinels: AsyncParsableCommand {
 extension Sentinels {
     struct Rotate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Give a sentinel a new token; the old one stops working at once. Prints the token as the last line.")
+            abstract: "Give a sentinel a new token; the old one stops working at once. Prints a one-time enrolment code for it and the token as the last line.")
         @Argument var name: String
+        @OptionGroup var enrolment: EnrolmentOptions
         @OptionGroup var database: DatabaseOption
 
+        func validate() throws { try enrolment.validate() }
+
         func run() async throws {
-            let token = try await database.with { try await SentinelStore(database: $0).rotate(name: name) }
+            let now = ServerOptions.wallClock()
+            let (token, code) = try await database.with { db in
+                let token = try await SentinelStore(database: db).rotate(name: name)
+                return (token, try await EnrolmentStore(database: db).issue(sentinel: name, token: token, now: now))
+            }
+            print(EnrolmentNotice.text(code: code.code, expiresMilliseconds: code.expiresMilliseconds, publicURL: enrolment.publicURL))
             print("new token for sentinel '\(name)' (shown once; put it in its config and restart it):")
             print(token)
         }
+    }
+}
+
+/// `--public-url`, for the enrolment URL and its QR code.
+struct EnrolmentOptions: ParsableArguments {
+    @Option(help: "Where the Pi reaches this server (as `serve --public-url`), e.g. https://bikes.example.org: prints the enrolment URL and its QR code.")
+    var publicURL: String?
+
+    func validate() throws {
+        guard let publicURL else { return }
+        guard let scheme = publicURL.split(separator: ":").first, ["http", "https"].contains(scheme.lowercased()),
+              publicURL.contains("://"), publicURL.count > scheme.count + 3
+        else { throw ValidationError("--public-url '\(publicURL)' must be an absolute http or https URL") }
     }
 }

@@ -19,6 +19,7 @@ struct Bikebeacon: AsyncParsableCommand {
             ScanCommand.self,
             DemoCommand.self,
             SentinelCommand.self,
+            EnrollCommand.self,
             StatusCommand.self,
             RangeCommand.self,
             BikesCommand.self,

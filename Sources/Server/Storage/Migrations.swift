@@ -235,6 +235,15 @@ enum Migrations {
               ELSE 2 END
             """,
         ]),
+        // One-time enrolment codes (`bikebeacon enroll`): the code's digest and the token sealed with the code.
+        common(75, [
+            """
+            CREATE TABLE sentinel_enrolments (code_hash TEXT PRIMARY KEY,
+              sentinel_id TEXT NOT NULL REFERENCES sentinels(id) ON DELETE CASCADE, sealed_token TEXT NOT NULL,
+              created_ms BIGINT NOT NULL, expires_ms BIGINT NOT NULL, used_ms BIGINT)
+            """,
+            "CREATE INDEX sentinel_enrolments_sentinel ON sentinel_enrolments (sentinel_id)",
+        ]),
     ]
 
     /// Sentinel health, beside `sentinel_transitions` (whose id column differs by flavour).
