@@ -100,16 +100,11 @@ public enum HeartbeatLimits {
             count(beat.outboxDepth, "outboxDepth"),
             beat.diskFreeBytes.flatMap { $0 < 0 ? ("diskFreeBytes", "must not be negative") : nil },
             beat.diskTotalBytes.flatMap { $0 < 0 ? ("diskTotalBytes", "must not be negative") : nil },
-            zip(beat.diskFreeBytes, beat.diskTotalBytes).flatMap { $0 > $1 ? ("diskFreeBytes", "must not exceed diskTotalBytes") : nil },
+            beat.diskFreeBytes.flatMap { free in beat.diskTotalBytes.flatMap { free > $0 ? ("diskFreeBytes", "must not exceed diskTotalBytes") : nil } },
             time(beat.lastDeliveryAt, "lastDeliveryAt"), time(beat.lastErrorAt, "lastErrorAt"),
         ]
         return checks.lazy.compactMap { $0 }.first.map { (field: $0.0, problem: $0.1) }
     }
-}
-
-private func zip<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
-    guard let a, let b else { return nil }
-    return (a, b)
 }
 
 /// A home sentinel's change of state on its owner's event stream (`event: sentinel`) and webhook.

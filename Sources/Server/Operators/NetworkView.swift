@@ -17,7 +17,7 @@ enum NetworkView {
                 home: homes.contains(sentinel.id), state: state.rawValue, reason: reason,
                 since: record.map { Timestamp.format(milliseconds: $0.stateMilliseconds) },
                 lastHeartbeatAt: record.map { Timestamp.format(milliseconds: $0.receivedMilliseconds) },
-                version: beat?.version, outdated: zip(beat?.version, newest).map { isOlder($0, $1) } ?? false,
+                version: beat?.version, outdated: beat.flatMap { beat in newest.map { isOlder(beat.version, $0) } } ?? false,
                 reportsPerMinute: beat.map { $0.intervalSeconds > 0 ? (Double($0.reports) * 60 / $0.intervalSeconds).rounded() : 0 },
                 outboxDepth: beat?.outboxDepth, outboxOldestAgeSeconds: beat?.outboxOldestAgeSeconds,
                 clockOffsetSeconds: beat?.clockOffsetSeconds)
@@ -33,10 +33,5 @@ enum NetworkView {
             if l != r { return l < r }
         }
         return false
-    }
-
-    private static func zip<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
-        guard let a, let b else { return nil }
-        return (a, b)
     }
 }

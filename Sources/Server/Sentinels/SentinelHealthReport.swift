@@ -43,7 +43,7 @@ public enum SentinelHealthReport {
                 "outbox: \(beat.outboxDepth) queued" + (beat.outboxOldestAgeSeconds.map { ", oldest \(Duration.words(seconds: $0))" } ?? "")
                     + ", last delivery \(beat.lastDeliveryAt ?? "never")",
                 "clock offset: " + (beat.clockOffsetSeconds.map { String(format: "%+.1f s", $0) } ?? "not measured yet"),
-                "disk: " + (zipped(beat.diskFreeBytes, beat.diskTotalBytes).map { "\($0 >> 20) MiB free of \($1 >> 20) MiB" } ?? "unknown"),
+                "disk: " + (beat.diskFreeBytes.flatMap { free in beat.diskTotalBytes.map { "\(free >> 20) MiB free of \($0 >> 20) MiB" } } ?? "unknown"),
                 "last error: " + (beat.lastError.map { "\(beat.lastErrorAt ?? "") \($0)" } ?? "none"),
             ]
         } else {
@@ -60,9 +60,4 @@ public enum SentinelHealthReport {
     static func ago(_ milliseconds: Int64, now: Int64) -> String { "\(Duration.words(seconds: Double(now - milliseconds) / 1000)) ago" }
 
     static func word(_ value: Bool?, _ yes: String, _ no: String) -> String { value.map { $0 ? yes : no } ?? "unknown" }
-
-    static func zipped<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
-        guard let a, let b else { return nil }
-        return (a, b)
-    }
 }

@@ -1,5 +1,6 @@
 import BikebeaconAPI
 import Foundation
+import LocalServer
 import Logging
 import Scanning
 import ServerClient
@@ -146,5 +147,47 @@ struct HeartbeatWireTests {
         let binary = try #require(ServerHarness.binary)
         let shown = try await run(path: binary.path, ["sentinels", "show", "cafe", "--database", server.database])
         #expect(shown.lines.contains("state: silent (no heartbeat yet)"), "\(shown.stdout)")
+    }
+
+    /// A list the sentinel cannot parse (a broken proxy, a truncated answer) does not keep the
+    /// heartbeat from the server: it went out with the request, before the answer was read.
+    @Test func theHeartbeatLeavesEvenWhenTheListCannotBeParsed() async throws {
+        let dir = try TestValues.temporaryDirectory()
+        let seen = dir.appendingPathComponent("heartbeat.json").path
+        let port = try LocalServer.freePort()
+        let script = """
+            import http.server, sys
+            class H(http.server.BaseHTTPRequestHandler):
+                def do_GET(self):
+                    open(sys.argv[1], "w").write(self.headers.get("Bikebeacon-Heartbeat", ""))
+                    self.send_response(200); self.send_header("Content-Type", "application/json"); self.end_headers()
+                    self.wfile.write(b'{"version": 3, "beacons": [{"uuid": ')
+                def log_message(self, *args): pass
+            http.server.HTTPServer(("127.0.0.1", int(sys.argv[2])), H).handle_request()
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script, seen, String(port)]
+        try process.run()
+        defer { process.terminate() }
+        let logger = Logger(label: "test") { _ in Quiet() }
+        // Until Python listens: refused connections first (each with a fresh sentinel: a heartbeat
+        // is made once a minute), then the answer it cannot parse.
+        var answer: Result<MissingListAnswer, any Error> = .failure(HarnessError("not asked"))
+        for _ in 0..<100 {
+            let probe = HeartbeatProbe(logger: logger) { HeartbeatTests.inputs(reports: 7) }
+            let source = HTTPMissingListSource(server: ServerConnection(baseURL: "http://127.0.0.1:\(port)", token: "bbs_x"), heartbeat: probe)
+            do {
+                answer = .success(try await source.fetch(since: nil, etag: nil))
+            } catch {
+                answer = .failure(error)
+            }
+            if FileManager.default.fileExists(atPath: seen) { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        guard case let .failure(error) = answer else { throw HarnessError("a list that cannot be parsed was taken") }
+        #expect(error is MissingListWireError || error is DecodingError, "\(error)")
+        let beat = try JSONDecoder().decode(SentinelHeartbeat.self, from: Data(contentsOf: URL(fileURLWithPath: seen)))
+        #expect(beat.reports == 7 && beat.outboxDepth == 3 && beat.backend == "dbus")
     }
 }
