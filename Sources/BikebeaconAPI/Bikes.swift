@@ -42,6 +42,8 @@ public struct Bike: Codable, Sendable, Equatable {
     public var beacon: BeaconID
     public var missing: Bool
     public var missingSince: String?
+    /// When the bike leaves the missing list unless the owner renews it (marks it missing again).
+    public var missingUntil: String?
     public var createdAt: String
     public var updatedAt: String
     /// Empty when not set.
@@ -49,7 +51,7 @@ public struct Bike: Codable, Sendable, Equatable {
 
     public init(id: String, name: String, make: String, model: String, colour: String, frameNumber: String,
                 engineNumber: String, notes: String, beacon: BeaconID, missing: Bool, missingSince: String?,
-                createdAt: String, updatedAt: String, recoveryContact: String = "") {
+                createdAt: String, updatedAt: String, recoveryContact: String = "", missingUntil: String? = nil) {
         self.id = id
         self.name = name
         self.make = make
@@ -61,6 +63,7 @@ public struct Bike: Codable, Sendable, Equatable {
         self.beacon = beacon
         self.missing = missing
         self.missingSince = missingSince
+        self.missingUntil = missingUntil
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.recoveryContact = recoveryContact

@@ -16,6 +16,14 @@ public struct OwnerNotification: Codable, Sendable, Equatable {
         case recovered
         /// One of the bike's dates (insurance, inspection, service) is coming up.
         case reminder
+        /// The bike leaves the missing list on `due` unless the owner renews it.
+        case missingEnding
+        /// The bike left the missing list: it was not renewed in time.
+        case missingEnded
+        /// The owner's home sentinel (`place`) stopped listening (degraded or silent; `reason` says why).
+        case sentinelDown
+        /// It listens again.
+        case sentinelUp
     }
 
     public var event: Event
@@ -36,9 +44,12 @@ public struct OwnerNotification: Codable, Sendable, Equatable {
     /// A reminder's date: what falls due and the day (`YYYY-MM-DD`).
     public var dateName: String?
     public var due: String?
+    /// Why a home sentinel stopped listening.
+    public var reason: String?
 
     public init(event: Event, bikeId: String, bikeName: String, ownerId: String, place: String?, latitude: Double?,
-                longitude: Double?, time: String, zone: String?, count: Int = 1, dateName: String? = nil, due: String? = nil) {
+                longitude: Double?, time: String, zone: String?, count: Int = 1, dateName: String? = nil, due: String? = nil,
+                reason: String? = nil) {
         self.event = event
         self.bikeId = bikeId
         self.bikeName = bikeName
@@ -51,6 +62,7 @@ public struct OwnerNotification: Codable, Sendable, Equatable {
         self.count = count
         self.dateName = dateName
         self.due = due
+        self.reason = reason
     }
 
     /// RFC 8291 leaves room for ~3.9 KB in one record; 3 KB keeps every push service happy.
@@ -77,6 +89,10 @@ public struct OwnerNotification: Codable, Sendable, Equatable {
         case .departed: "\(bikeName) left \(place ?? "a sentinel")"
         case .recovered: "\(bikeName) was marked recovered"
         case .reminder: "\(bikeName): \(dateName ?? "a date") is due on \(due ?? "a day you set")"
+        case .missingEnding: "\(bikeName) leaves the missing list on \(due ?? "a day soon") unless you renew it"
+        case .missingEnded: "\(bikeName) is no longer on the missing list: it was not renewed"
+        case .sentinelDown: "Your sentinel \(place ?? "") stopped listening"
+        case .sentinelUp: "Your sentinel \(place ?? "") is listening again"
         }
     }
 }

@@ -13,6 +13,17 @@ public struct ScanCounts: Sendable, Equatable {
     /// Times scanning was started again: by the watchdog after a silence, or after bluetoothd
     /// or the adapter came back. A steady climb means a flaky radio or driver.
     public var restarts = 0
+    /// Seconds the scanner meant to listen but could not (bluetoothd gone, the adapter off or
+    /// missing, discovery refused or not running): silence then says nothing about the tags.
+    public var deafSeconds = 0.0
+    /// What the scanner waits for while it cannot listen ("bluetoothd (…)"); nil while it listens.
+    public var waitingFor: String?
+    /// What the scanner knows of the radio, for the sentinel's heartbeat; nil where it cannot tell
+    /// (a capture has no adapter; bluetoothd away hides whether one is there).
+    public var adapterPresent: Bool?
+    public var adapterPowered: Bool?
+    /// Whether discovery is running now; nil when the source cannot tell (a capture, a raw socket, which scan while they run).
+    public var scanning: Bool?
 
     public init() {}
 }
@@ -28,6 +39,14 @@ public protocol Scanner: Sendable {
     func advertisementBatches() -> AsyncThrowingStream<[Advertisement], any Error>
     /// Totals so far.
     func counts() async -> ScanCounts
+    /// `ScanCounts.deafSeconds` now, without waiting: the live sentinel reads it at every tick so
+    /// that time it could not hear does not count as a tag's absence.
+    func deafSeconds() -> Double
+}
+
+extension Scanner {
+    /// Sources that hear whenever they run (a capture, a stretched replay).
+    public func deafSeconds() -> Double { 0 }
 }
 
 public enum ScanBatch {

@@ -38,4 +38,6 @@ public struct StretchScanner: Scanner {
     }
 
     public func counts() async -> ScanCounts { await base.counts() }
+
+    public func deafSeconds() -> Double { base.deafSeconds() }
 }

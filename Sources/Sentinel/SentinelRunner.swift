@@ -39,16 +39,22 @@ public enum SentinelRunner {
     enum Input: Sendable {
         /// One batch from the scanner.
         case advertisements([Advertisement])
-        case tick(Double)
+        /// A second passed (live only).
+        case tick
         case end((any Error)?)
     }
 
     static func now() -> Double { Date().timeIntervalSince1970 }
 
     public static func run(configuration: SentinelConfiguration, source: Source, drainTimeout: Double = 60,
-                           logger: Logger = Logger(label: "bikebeacon.sentinel")) async throws -> Summary {
+                           logger base: Logger = Logger(label: "bikebeacon.sentinel")) async throws -> Summary {
         // A webhook peer or alarm command that closes early must not kill the daemon.
         signal(SIGPIPE, SIG_IGN)
+        // Every warning or error is also kept for the heartbeat's `lastError`.
+        let lastError = LastErrorLog()
+        var recording = base
+        recording.handler = LastErrorLog.recording(base.handler, into: lastError)
+        let logger = recording
         let state = configuration.stateDirectory
         let statusDirectory = configuration.statusDirectory ?? state
         for directory in [state, statusDirectory] {
@@ -64,9 +70,23 @@ public enum SentinelRunner {
                                            logger: logger.labelled("bikebeacon.outbox"))
         let reporter = Reporter(outbox: outbox, transport: HTTPSightingTransport(server: server),
                                 configuration: .init(batchSize: configuration.batchSize), logger: logger.labelled("bikebeacon.reporter"))
-        let sync = MissingListSync(source: HTTPMissingListSource(server: server),
-                                   cache: MissingListCache(path: state + "/missing-list.json"), logger: logger.labelled("bikebeacon.missing-list"))
         let stats = Stats(startedAt: now())
+        let backend: String
+        switch source {
+        case .live: backend = configuration.backend.rawValue
+        case .replay: backend = "replay"
+        case .flush: backend = "none"
+        }
+        let heartbeat = HeartbeatProbe(logger: logger.labelled("bikebeacon.heartbeat")) {
+            let snapshot = await stats.snapshot
+            let depth = try? await outbox.count()
+            let oldest = (depth ?? 0) > 0 ? (try? await outbox.peek(limit: 1))?.first?.time : nil
+            return HeartbeatInputs(startedAt: snapshot.startedAt, backend: backend, counts: snapshot.counts,
+                                   missingInRange: snapshot.missingInRange, outboxDepth: depth, outboxOldest: oldest,
+                                   lastDeliveryAt: await reporter.lastDeliveryAt, disk: DiskSpace.of(state), lastError: lastError.last)
+        }
+        let sync = MissingListSync(source: HTTPMissingListSource(server: server, heartbeat: heartbeat),
+                                   cache: MissingListCache(path: state + "/missing-list.json"), logger: logger.labelled("bikebeacon.missing-list"))
         // One monotonic timeline for the core and the fix (made before gpsd's first report arrives).
         let clock = LiveClock()
         let roaming = Roaming(configuration.location, clock: clock, logger: logger)
@@ -130,7 +150,9 @@ public enum SentinelRunner {
                     if isReplay { await sync.confirm(now: now()) }
                     group.addTask {
                         if !isReplay { await sync.confirm(now: now()) }
-                        await sync.run(interval: configuration.listRefreshInterval, clock: now, sleep: { try await Task.sleep(for: .seconds($0)) })
+                        // Once a minute at least: the refresh carries the heartbeat.
+                        await sync.run(interval: min(configuration.listRefreshInterval, HeartbeatMeter.interval), clock: now,
+                                       sleep: { try await Task.sleep(for: .seconds($0)) })
                     }
                     created = try await scan(scanner, replay: isReplay, configuration: configuration, outbox: outbox, sync: sync,
                                              stats: stats, mqtt: mqtt, roaming: roaming, nearby: nearby, clock: clock, group: &group, logger: logger)
@@ -234,17 +256,21 @@ public enum SentinelRunner {
                 await mqtt.client.publish(messages)
             }
         }
+        /// Live: the core's time now, without the time the scanner could not hear.
+        var listening = ListeningTime()
+        func liveTime() -> Double {
+            let time = listening.coreTime(raw: clock.now, deaf: scanner.deafSeconds())
+            core.stampShift = clock.shift + listening.removed
+            presence?.stampShift = core.stampShift
+            return time
+        }
         func handle(_ input: Input) async throws {
-            if !replay {
-                core.stampShift = clock.shift
-                presence?.stampShift = core.stampShift
-            }
+            let live = replay ? nil : liveTime()
             switch input {
             case var .advertisements(batch):
                 // Live, a batch is one bus dispatch or socket burst, heard moments ago: it joins the core's timeline now.
-                if !replay {
-                    let time = clock.now
-                    for i in batch.indices { batch[i].time = time }
+                if let live {
+                    for i in batch.indices { batch[i].time = live }
                 }
                 nearby?.hear(batch)
                 await stats.advertisements(batch.count, matched: batch.count(where: { core.registry.contains($0.beacon) }))
@@ -265,9 +291,11 @@ public enum SentinelRunner {
                     }
                     try await deliver(out, heard: advertisement)
                 }
-            case let .tick(time):
+            case .tick:
+                guard let time = live else { return }
                 lastTime = time
                 await stats.scanner(await scanner.counts())
+                await stats.inRange(core.openVisits(stamped: false).count)
                 var out = core.tick(at: time, makeID: { UUID() })
                 if roaming != nil {
                     passes.prune(isMissing: core.registry.contains)
@@ -300,12 +328,12 @@ public enum SentinelRunner {
             saved = (visits, clock.now)
         }
         if !replay {
-            core.stampShift = clock.shift
+            let now = liveTime()
             switch visitsFile.load() {
             case .absent:
                 break
             case let .loaded(visits):
-                let (restored, dropped) = core.restore(visits, now: clock.now)
+                let (restored, dropped) = core.restore(visits, now: now)
                 if !visits.isEmpty {
                     logger.notice("open visits from before the restart go on without a second arrival; older ones, or of bikes no longer missing, are dropped",
                                   metadata: ["restored": "\(restored)", "dropped": "\(dropped)", "path": "\(visitsFile.path)"])
@@ -351,7 +379,7 @@ public enum SentinelRunner {
             group.addTask {
                 while !Task.isCancelled {
                     try await Task.sleep(for: .seconds(1))
-                    feed.yield(.tick(clock.now))
+                    feed.yield(.tick)
                 }
             }
             for await input in inputs {
@@ -408,7 +436,8 @@ public enum SentinelRunner {
             sightingsCreated: snapshot.created, sightingsDelivered: await reporter.delivered, sightingsRejected: await reporter.rejected,
             outboxDepth: (try? await outbox.count()) ?? -1, missingListVersion: registry.version, missingListBikes: registry.count,
             missingListAgeSeconds: await sync.age(now: time), reporterFailures: await reporter.consecutiveFailures, alarms: snapshot.alarms,
-            scannerRestarts: snapshot.scannerRestarts, fix: fix)
+            scannerRestarts: snapshot.scannerRestarts, scannerDeafSeconds: snapshot.scannerDeafSeconds,
+            scannerWaitingFor: snapshot.scannerWaitingFor, fix: fix)
     }
 
     /// A roaming sentinel's location edge: the gpsd client (none when a recorded track plays) and the fix it keeps.
@@ -438,9 +467,15 @@ actor Stats {
         var advertisements = 0
         var iBeacons: Int?
         var scannerRestarts = 0
+        var scannerDeafSeconds = 0.0
+        var scannerWaitingFor: String?
         var matches = 0
         var created = 0
         var alarms = 0
+        /// The scanner's totals as last read; nil before the first.
+        var counts: ScanCounts?
+        /// Missing bikes whose visit is open now.
+        var missingInRange = 0
     }
 
     private(set) var snapshot: Snapshot
@@ -454,9 +489,13 @@ actor Stats {
 
     func created(_ count: Int) { snapshot.created += count }
     func alarm() { snapshot.alarms += 1 }
+    func inRange(_ count: Int) { snapshot.missingInRange = count }
     func scanner(_ counts: ScanCounts) {
+        snapshot.counts = counts
         snapshot.iBeacons = counts.iBeacons
         snapshot.scannerRestarts = counts.restarts
+        snapshot.scannerDeafSeconds = counts.deafSeconds
+        snapshot.scannerWaitingFor = counts.waitingFor
     }
 }
 

@@ -59,21 +59,28 @@ public enum BikebeaconServer {
         ReportRoutes.add(to: callers, state: state)
         SentinelRoutes.add(to: callers, state: state)
         NearbyRoutes.add(to: callers, state: state)
+        NetworkRoutes.add(to: callers, state: state)
         EventRoutes.add(to: callers, state: state)
         DashboardRoutes.add(to: router, options: options, logger: logger)
         PushRoutes.add(to: router, callers: callers, state: state)
         AccountMailRoutes.add(to: router, state: state)
-        let queue = NotificationQueue(database: database, dispatcher: dispatcher,
+        var queue = NotificationQueue(database: database, dispatcher: dispatcher,
                                       senders: Dictionary(senders.map { ($0.channel, $0) }) { first, _ in first },
-                                      backoff: options.webhookBackoff, logger: logger, now: options.now)
+                                      backoff: options.webhookBackoff, logger: logger, now: options.now, alerts: state.sentinelAlerts)
+        queue.missingExpiry = MissingExpiry(database: database, missingList: state.missingList, dispatcher: dispatcher,
+                                            period: options.missingPeriod)
         let worker = WebhookWorker(database: database, backoff: options.webhookBackoff,
                                    http: outbound, notifications: queue, logger: logger, now: options.now)
-        var services: [any Service] = [worker]
+        let sweep = SentinelSweep(store: state.sentinelHealth, alerts: state.sentinelAlerts, interval: options.sentinelSweepInterval,
+                                  logger: logger, now: options.now)
+        var services: [any Service] = [worker, sweep]
         if case let .postgres(url) = database.url {
             services.append(PostgresEventListener(url: url, events: database.events, logger: logger))
         }
         if let port = options.metricsPort {
-            services.append(OpsRoutes.metricsListener(metrics, host: options.metricsHost, port: port, logger: logger))
+            let health = state.sentinelHealth
+            services.append(OpsRoutes.metricsListener(metrics, beforeScrape: { await OpsRoutes.countSentinels(health, into: metrics, logger: logger) },
+                                                      host: options.metricsHost, port: port, logger: logger))
         }
         return Application(
             router: router,

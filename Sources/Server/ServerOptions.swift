@@ -25,6 +25,8 @@ public struct ServerOptions: Sendable {
     /// Most bikes one owner may register (`serve --bikes-per-account`). Every missing bike is on the
     /// list each sentinel downloads and holds, so one account must not be able to grow it without bound.
     public var bikesPerAccount = 100
+    /// How long a bike stays missing unless renewed (`serve --missing-days`).
+    public var missingPeriod = MissingPeriod()
     /// Sign-ups per client address (`serve --signups-per-hour`), shared by every server on the database.
     /// Every account may add bikes to the list each sentinel holds, so a script must not mint accounts freely.
     public var signupLimit = RateLimit.perHour(10)
@@ -52,6 +54,12 @@ public struct ServerOptions: Sendable {
     public var leafletDirectory: String = "/usr/share/javascript/leaflet"
     /// How long dashboard (cookie) sessions last without use, and at most.
     public var sessions = SessionPolicy()
+    /// When a sentinel counts as silent or degraded (`serve --sentinel-silent-after` etc.).
+    public var sentinelThresholds = SentinelThresholds()
+    /// Who is told when a sentinel turns degraded or silent, and after how long (`serve --operator-email`, `--sentinel-alert-after`).
+    public var sentinelAlerts = SentinelAlertPolicy()
+    /// How often the server looks for sentinels that went silent.
+    public var sentinelSweepInterval: Duration = .seconds(15)
     /// The wall clock in epoch milliseconds; injected so tests control time-based policies.
     public var now: @Sendable () -> Int64
 

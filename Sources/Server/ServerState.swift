@@ -20,9 +20,18 @@ struct ServerState: Sendable {
     var accounts: AccountStore { AccountStore(database: database) }
     var logins: LoginGuard { LoginGuard(database: database, throttle: options.loginThrottle) }
     var missingList: MissingListStore { MissingListStore(database: database, retention: options.deltaRetention) }
-    var bikes: BikeStore { BikeStore(database: database, missingList: missingList, notifications: notifications, limit: options.bikesPerAccount) }
+    var bikes: BikeStore {
+        BikeStore(database: database, missingList: missingList, notifications: notifications, limit: options.bikesPerAccount,
+                  missingPeriod: options.missingPeriod)
+    }
     var sightings: SightingStore { SightingStore(database: database, notifications: notifications) }
     var pushSubscriptions: PushSubscriptionStore { PushSubscriptionStore(database: database) }
+    var sentinelHealth: SentinelHealthStore { SentinelHealthStore(database: database, thresholds: options.sentinelThresholds) }
+    var sentinelAlerts: SentinelAlertStore {
+        SentinelAlertStore(database: database, policy: options.sentinelAlerts, mail: options.mail, dispatcher: notifications,
+                           backoff: options.webhookBackoff,
+                           logger: logger, now: options.now)
+    }
     var mailer: AccountMailer { AccountMailer(options: options.mail, logger: logger, now: options.now) }
     var now: Int64 { options.now() }
 }

@@ -50,11 +50,14 @@ public struct ServerConnection: Sendable {
 public struct ServerError: Error, CustomStringConvertible, Sendable {
     public var status: UInt
     public var message: String
+    /// The API's error code (`invalid_request`, `revoked`, …), when the body had one.
+    public var code: String?
 
     public init(status: HTTPResponseStatus, body: ByteBuffer) {
         self.status = status.code
         let parsed = try? JSONDecoder().decode(ErrorBody.self, from: Data(body.readableBytesView))
         message = parsed?.message ?? String(decoding: body.readableBytesView.prefix(200), as: UTF8.self)
+        code = parsed?.error
     }
 
     /// Worth retrying later: the server is overloaded, rate-limiting or broken, not refusing us.

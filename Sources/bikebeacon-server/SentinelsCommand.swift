@@ -3,7 +3,7 @@ import Server
 
 struct Sentinels: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Enrol, list, rotate and revoke sentinels.", subcommands: [Add.self, List.self, Rotate.self, Revoke.self])
+        abstract: "Enrol, list, rotate and revoke sentinels.", subcommands: [Add.self, List.self, Show.self, Rotate.self, Revoke.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Enrol a sentinel; prints its token as the last line.")
@@ -15,6 +15,8 @@ struct Sentinels: AsyncParsableCommand {
         var roaming = false
         @Option(help: "The e-mail of the account whose home sentinel this is: on that owner's request (\"Find my tag\" on the dashboard) it reports the tags it hears for two minutes.")
         var owner: String?
+        @Option(help: "The e-mail of whoever hosts the sentinel (the cafe): mailed when it stops listening and when it recovers (needs serve --smtp-url).")
+        var hostEmail: String?
         @OptionGroup var database: DatabaseOption
 
         func validate() throws {
@@ -28,7 +30,7 @@ struct Sentinels: AsyncParsableCommand {
         func run() async throws {
             let (sentinel, token) = try await database.with { db in
                 try await SentinelStore(database: db).add(name: name, latitude: latitude, longitude: longitude, ownerEmail: owner,
-                                                          now: ServerOptions.wallClock())
+                                                          hostEmail: hostEmail, now: ServerOptions.wallClock())
             }
             if let latitude = sentinel.latitude, let longitude = sentinel.longitude {
                 print("enrolled sentinel '\(sentinel.name)' at \(latitude), \(longitude); its token (shown once):")
@@ -40,16 +42,35 @@ struct Sentinels: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List sentinels.")
+        static let configuration = CommandConfiguration(
+            abstract: "List sentinels with their health: state (listening, degraded, silent, retired), since when, the last heartbeat and why.")
         @OptionGroup var database: DatabaseOption
 
         func run() async throws {
-            let sentinels = try await database.with { try await SentinelStore(database: $0).list() }
-            print("name\tlatitude\tlongitude\tstatus")
-            for s in sentinels {
-                let place = s.latitude.flatMap { latitude in s.longitude.map { "\(latitude)\t\($0)" } } ?? "roaming\troaming"
-                print("\(s.name)\t\(place)\t\(s.revokedMilliseconds == nil ? "active" : "revoked")")
+            let (sentinels, health) = try await database.with { db in
+                (try await SentinelStore(database: db).list(), try await SentinelHealthStore(database: db).all())
             }
+            let now = ServerOptions.wallClock()
+            print(SentinelHealthReport.listHeader)
+            for sentinel in sentinels { print(SentinelHealthReport.listLine(sentinel, health[sentinel.id], now: now)) }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "One sentinel's last heartbeat and its last 20 changes of state.")
+        @Argument var name: String
+        @OptionGroup var database: DatabaseOption
+
+        func run() async throws {
+            let lines = try await database.with { db in
+                guard let sentinel = try await SentinelStore(database: db).list().first(where: { $0.name == name }) else {
+                    throw SentinelError.notFound(name)
+                }
+                let store = SentinelHealthStore(database: db)
+                return SentinelHealthReport.show(sentinel, try await store.all()[sentinel.id],
+                                                 transitions: try await store.transitions(sentinelID: sentinel.id), now: ServerOptions.wallClock())
+            }
+            for line in lines { print(line) }
         }
     }
 

@@ -20,6 +20,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "bcrypt cost for new passwords (4…31).") var bcryptCost: UInt8 = 12
     @Option(help: "Most bikes one owner may register; every missing bike is on the list each sentinel keeps.")
     var bikesPerAccount = 100
+    @Option(help: "Days a bike stays on the missing list unless its owner renews it (reminded 3 days before), so no tag is followed for good.")
+    var missingDays = 30
     @Option(help: "Sign-ups per client address per hour (shared by every server on the database); raise it for a registration event.")
     var signupsPerHour: Double = 10
     @Flag(help: "The reverse proxy runs on another host: believe its X-Forwarded-For (a proxy on loopback is always believed).")
@@ -45,6 +47,22 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The attribution the tile provider asks for, shown on the map.") var mapAttribution = MapTiles.defaultAttribution
     @Option(help: "Where Debian's libjs-leaflet put Leaflet; without it the dashboard draws its offline sketch.")
     var leafletDirectory = "/usr/share/javascript/leaflet"
+    @Option(help: "Seconds without a heartbeat after which a sentinel is silent (measured by this server's clock).")
+    var sentinelSilentAfter: Double = 300
+    @Option(help: "Seconds without any BLE report after which a sentinel is degraded (a working radio hears phones all day).")
+    var sentinelQuietRadioAfter: Double = 600
+    @Option(help: "Age in seconds of a sentinel's oldest undelivered sighting after which it is degraded.")
+    var sentinelOutboxAge: Double = 900
+    @Option(help: "Seconds a sentinel's clock may be off the server's before it is degraded.")
+    var sentinelClockOffset: Double = 120
+    @Option(help: "Percent of free disk in a sentinel's state directory below which it is degraded.")
+    var sentinelDiskFree: Double = 5
+    @Option(help: "Mailed about every sentinel that turns degraded or silent, and when it recovers (repeatable; needs --smtp-url).")
+    var operatorEmail: [String] = []
+    @Option(help: "Minutes a sentinel's problem (or its recovery) must last before anyone is mailed, so a flapping connection sends nothing.")
+    var sentinelAlertAfter: Double = 10
+    @Option(help: "Seconds between this server's checks for sentinels gone silent.")
+    var sentinelSweepInterval: Double = 15
 
     func validate() throws {
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4…31") }
@@ -55,13 +73,36 @@ struct Serve: AsyncParsableCommand {
         guard idleTimeout >= 1, idleTimeout <= 3600 else { throw ValidationError("--idle-timeout must be 1…3600 seconds") }
         guard sentinelRate > 0 else { throw ValidationError("--sentinel-rate must be positive") }
         guard bikesPerAccount > 0 else { throw ValidationError("--bikes-per-account must be at least 1") }
+        guard (1...365).contains(missingDays) else { throw ValidationError("--missing-days must be 1…365") }
         guard signupsPerHour >= 1, signupsPerHour <= 1_000_000 else { throw ValidationError("--signups-per-hour must be 1…1000000") }
         guard notifyInterval >= 0, notifyInterval <= 7 * 24 * 60 else { throw ValidationError("--notify-interval must be 0…10080 minutes") }
         guard vapidSubject.hasPrefix("mailto:") || vapidSubject.hasPrefix("https://") else {
             throw ValidationError("--vapid-subject must start with mailto: or https://")
         }
+        for (flag, value) in [("--sentinel-silent-after", sentinelSilentAfter), ("--sentinel-quiet-radio-after", sentinelQuietRadioAfter),
+                              ("--sentinel-outbox-age", sentinelOutboxAge), ("--sentinel-clock-offset", sentinelClockOffset),
+                              ("--sentinel-sweep-interval", sentinelSweepInterval)] {
+            guard value.isFinite, value >= 1, value <= 7 * 86400 else { throw ValidationError("\(flag) must be 1…604800 seconds") }
+        }
+        guard sentinelAlertAfter.isFinite, (0...10080).contains(sentinelAlertAfter) else { throw ValidationError("--sentinel-alert-after must be 0…10080 minutes") }
+        if !operatorEmail.isEmpty, smtpURL == nil { throw ValidationError("--operator-email needs --smtp-url: the alerts are mailed") }
+        for address in operatorEmail where !MailAddress.isPlausible(address) {
+            throw ValidationError("--operator-email '\(address)' is not an e-mail address")
+        }
+        guard sentinelDiskFree.isFinite, (0...100).contains(sentinelDiskFree) else { throw ValidationError("--sentinel-disk-free must be 0…100 percent") }
         _ = try mailOptions()
         _ = try tiles()
+    }
+
+    /// When sentinels count as silent or degraded, from the flags.
+    var sentinelThresholds: SentinelThresholds {
+        var thresholds = SentinelThresholds()
+        thresholds.silentAfterMilliseconds = Int64(sentinelSilentAfter * 1000)
+        thresholds.quietRadioSeconds = sentinelQuietRadioAfter
+        thresholds.outboxAgeSeconds = sentinelOutboxAge
+        thresholds.clockOffsetSeconds = sentinelClockOffset
+        thresholds.diskFreeFraction = sentinelDiskFree / 100
+        return thresholds
     }
 
     func tiles() throws -> MapTiles {
@@ -83,6 +124,7 @@ struct Serve: AsyncParsableCommand {
         options.mail = try mailOptions()
         options.requireVerifiedEmail = requireVerifiedEmail
         options.bikesPerAccount = bikesPerAccount
+        options.missingPeriod = MissingPeriod(days: missingDays)
         options.signupLimit = .perHour(signupsPerHour)
         options.trustProxy = trustProxy
         options.metricsHost = metricsHost
@@ -93,6 +135,10 @@ struct Serve: AsyncParsableCommand {
         }
         options.mapTiles = try tiles()
         options.leafletDirectory = leafletDirectory
+        options.sentinelThresholds = sentinelThresholds
+        options.sentinelSweepInterval = .milliseconds(Int64(sentinelSweepInterval * 1000))
+        options.sentinelAlerts.holdOffMilliseconds = Int64(sentinelAlertAfter * 60_000)
+        options.sentinelAlerts.operatorEmails = operatorEmail
         do {
             let app = try await BikebeaconServer.makeApplication(database: db, options: options, logger: logger)
             try await app.runService()

@@ -91,7 +91,10 @@ struct SentinelCommand: AsyncParsableCommand {
             source = .replay(CaptureScanner(path: replay, logger: logger))
         } else {
             switch settings.backend {
-            case .dbus: source = .live(DBusScanner(configuration: DBusScannerConfiguration(adapter: settings.adapter), logger: logger))
+            case .dbus:
+                let scanner = DBusScannerConfiguration(adapter: settings.adapter, resetsStuckDiscovery: settings.resetsStuckDiscovery,
+                                                       activatesBluetoothd: settings.startsBluetoothd)
+                source = .live(DBusScanner(configuration: scanner, logger: logger))
             case .hci: source = .live(HCIScanner(adapter: settings.adapter ?? "hci0", logger: logger))
             }
         }

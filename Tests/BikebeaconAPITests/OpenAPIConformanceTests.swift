@@ -41,7 +41,8 @@ import Yams
                                    latitude: 52.0912, longitude: 5.1231, accuracy: 8, fixTime: "2026-11-21T09:59:59.500Z", fix: "gps")
     static let bike = Bike(id: "b1", name: "Commuter", make: "Brompton", model: "C Line", colour: "racing green", frameNumber: "BR123",
                            engineNumber: "", notes: "bell on the left", beacon: beacon, missing: true,
-                           missingSince: "2026-11-21T09:00:00.000Z", createdAt: "2026-11-20T09:00:00.000Z", updatedAt: "2026-11-21T09:00:00.000Z")
+                           missingSince: "2026-11-21T09:00:00.000Z", createdAt: "2026-11-20T09:00:00.000Z", updatedAt: "2026-11-21T09:00:00.000Z",
+                           missingUntil: "2026-12-21T09:00:00.000Z")
     static let record = SightingRecord(id: "s1", clientId: item.id, bikeId: "b1", beacon: beacon, event: "departed",
                                        time: "2026-11-21T10:05:00.000Z", firstSeen: "2026-11-21T09:59:30.000Z",
                                        lastSeen: "2026-11-21T10:04:00.000Z", rssi: -80, distance: 7.25, zone: "far",
@@ -50,12 +51,22 @@ import Yams
     static let event = NotificationEvent(type: "sighting", sightingId: "s1", bikeId: "b1", bikeName: "Commuter", event: "arrived",
                                          time: "2026-11-21T10:00:00.000Z", beacon: beacon, zone: "near", rssi: -67, distance: 2.5,
                                          sentinel: "Bus line 12", latitude: 52.0912, longitude: 5.1231, accuracy: 8)
+    static let networkSentinel = NetworkSentinel(
+        id: "s1", name: "Cafe Rosa", latitude: 52.09, longitude: 5.12, home: false, state: "degraded", reason: "not scanning",
+        since: "2026-11-21T09:00:00.000Z", lastHeartbeatAt: "2026-11-21T10:00:00.000Z", version: "0.1.0", outdated: true,
+        reportsPerMinute: 1840, outboxDepth: 2, outboxOldestAgeSeconds: 31, clockOffsetSeconds: -0.6)
+    static let heartbeat = SentinelHeartbeat(
+        version: "0.1.0", uptimeSeconds: 86_400.5, backend: "dbus", adapterPresent: true, adapterPowered: true, scanning: true,
+        intervalSeconds: 60.2, reports: 1843, iBeacons: 12, lastReportAgeSeconds: 0.4, missingInRange: 1, outboxDepth: 2,
+        outboxOldestAgeSeconds: 31, lastDeliveryAt: "2026-11-21T09:59:00.000Z", clockOffsetSeconds: -0.6,
+        diskFreeBytes: 12_000_000_000, diskTotalBytes: 31_000_000_000, lastError: "cannot deliver sightings; they stay queued: timeout",
+        lastErrorAt: "2026-11-21T09:58:00.000Z")
     static let subscription = PushSubscription(id: "p1", endpoint: "https://fcm.googleapis.com/fcm/send/abc",
                                                createdAt: "2026-11-21T09:00:00.000Z")
     static let notification = OwnerNotification(event: .arrived, bikeId: "b1", bikeName: "Commuter", ownerId: "a1",
                                                 place: "Cafe Rosa", latitude: 52.0907, longitude: 5.1214,
                                                 time: "2026-11-21T10:00:00.000Z", zone: "near", count: 2,
-                                                dateName: "Insurance renewal", due: "2026-12-01")
+                                                dateName: "Insurance renewal", due: "2026-12-01", reason: "not scanning")
     static let missing = MissingBeacon(MissingBike(beacon: beacon, description: description))
     static let date = BikeDate(id: "d1", bikeId: "b1", name: "Insurance renewal", due: "2026-12-01", remindDaysBefore: 14,
                                timeZone: "Europe/Amsterdam", remindAt: "2026-11-17T08:00:00.000Z", reminder: "sent",
@@ -89,6 +100,20 @@ import Yams
         eventWithoutDistance.distance = nil
         (eventWithoutDistance.latitude, eventWithoutDistance.longitude, eventWithoutDistance.accuracy) = (nil, nil, nil)
         return [
+            Sample("NetworkSentinel", networkSentinel, minimal: NetworkSentinel(
+                id: "s2", name: "Bus line 12", latitude: nil, longitude: nil, home: false, state: "silent", reason: "no heartbeat yet",
+                since: nil, lastHeartbeatAt: nil, version: nil, outdated: false, reportsPerMinute: nil, outboxDepth: nil,
+                outboxOldestAgeSeconds: nil, clockOffsetSeconds: nil)),
+            Sample("NetworkSentinelList", NetworkSentinelList(sentinels: [networkSentinel])),
+            Sample("SentinelHeartbeat", heartbeat, minimal: SentinelHeartbeat(
+                version: "0.1.0", uptimeSeconds: 5, backend: "replay", adapterPresent: nil, adapterPowered: nil, scanning: true,
+                intervalSeconds: 5, reports: 0, iBeacons: 0, lastReportAgeSeconds: nil, missingInRange: 0, outboxDepth: 0,
+                outboxOldestAgeSeconds: nil, lastDeliveryAt: nil, clockOffsetSeconds: nil, diskFreeBytes: nil, diskTotalBytes: nil,
+                lastError: nil, lastErrorAt: nil)),
+            Sample("SentinelStateEvent", SentinelStateEvent(sentinelId: "s1", sentinel: "Ann's garage", state: "degraded", previous: "listening",
+                                                            reason: "not scanning", time: "2026-11-21T10:00:00.000Z"),
+                   minimal: SentinelStateEvent(sentinelId: "s1", sentinel: "Ann's garage", state: "listening", previous: nil, reason: "",
+                                               time: "2026-11-21T10:00:00.000Z")),
             Sample("Error", ErrorBody(error: "invalid_request", message: "'name' must not be empty")),
             Sample("Credentials", Credentials(email: "ana@example.org", password: "correct horse battery")),
             Sample("Account", Account(id: "a1", email: "ana@example.org")),

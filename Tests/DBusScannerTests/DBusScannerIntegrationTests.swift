@@ -251,15 +251,68 @@ struct DBusScannerIntegrationTests {
         }
     }
 
-    @Test func startDiscoveryInProgressIsFine() async throws {
+    /// The guest's finding: a new bluetoothd's start refused (the kernel still runs the dead one's
+    /// discovery) used to be taken for success, and nothing was heard until the watchdog.
+    @Test func startDiscoveryRefusedAsInProgressIsRetriedUntilDiscoveryRuns() async throws {
         try await withMockBlueZ { bus in
-            try await bus.control("fail-start-discovery", "hci0", "org.bluez.Error.InProgress")
+            try await bus.control("refuse-start-discovery", "hci0", "org.bluez.Error.InProgress", "3")
+            let probe = ScanProbe(bus: bus, resetsStuckDiscovery: false)
+            try await bus.waitFor("the refusal warning", within: 5) { probe.logged("BlueZ refused to start discovery: not scanning") == 1 }
+            #expect(try await eventually(within: 2) { await probe.scanner.counts().waitingFor?.contains("BlueZ refused it (org.bluez.Error.InProgress)") == true })
+            try await probe.waitUntilScanning(within: 5)
+            #expect(try await bus.control("discovering", "hci0") == "True\n", "discovery runs once the refusals end")
+            let starts = bus.mockCalls().split(separator: "\n").filter { $0.hasSuffix(" StartDiscovery") }
+            #expect(starts.count == 4, "three refused starts and the one that took")
+            #expect(probe.logged("BlueZ started discovery after refusing it: scanning again") == 1)
+            let counts = await probe.stop()
+            #expect(counts.deafSeconds > 0.5, "the refused stretch (0.25 + 0.5 + 1 s of back-off) counts as deaf")
+            #expect(counts.waitingFor == nil)
+            #expect(!probe.logLines.contains { $0.contains("powering the adapter off and on") })
+        }
+    }
+
+    /// Discovery turned off under the sentinel (another client's StopDiscovery, the kernel's timer
+    /// with nobody to restart it): started again within the keeper's grace, not at the watchdog.
+    @Test func discoveryTurnedOffBySomeoneElseIsStartedAgain() async throws {
+        try await withMockBlueZ { bus in
             let probe = ScanProbe(bus: bus)
             try await probe.waitUntilScanning()
-            try await bus.control("add-device", "hci0", "C4:7C:8D:6A:00:0B", "-62", Self.b5b1)
-            #expect(try await probe.waitForReports(1).count == 1)
+            #expect(await probe.scanner.counts().waitingFor == nil)
+            let started = ContinuousClock.now
+            try await bus.control("set-discovering", "hci0", "false")
+            try await probe.waitUntilScanning(times: 2, within: 5)
+            #expect(ContinuousClock.now - started < .seconds(4), "the grace is 2 s")
+            #expect(try await bus.control("discovering", "hci0") == "True\n")
+            let counts = await probe.stop()
+            #expect(counts.restarts == 1)
+            #expect(counts.deafSeconds >= 1.5, "discovery was off for the grace")
+        }
+    }
+
+    /// A refusal that does not end while nobody discovers: the kernel's orphaned discovery is ended
+    /// by powering the adapter off and on, without the operator's powered-off warning.
+    @Test func anOrphanedDiscoveryIsEndedByAPowerCycle() async throws {
+        try await withMockBlueZ { bus in
+            try await bus.control("refuse-start-discovery", "hci0", "org.bluez.Error.InProgress", "5")
+            let probe = ScanProbe(bus: bus)
+            try await bus.waitFor("the power cycle", within: 8) { probe.logged("powering the adapter off and on") == 1 }
+            try await probe.waitUntilScanning(within: 5)
+            let calls = bus.mockCalls()
+            #expect(calls.contains("Set /org/bluez/hci0 org.bluez.Adapter1.Powered False"), "calls:\n\(calls)")
+            #expect(calls.contains("Set /org/bluez/hci0 org.bluez.Adapter1.Powered True"))
+            #expect(probe.logged("Bluetooth adapter is powered off") == 0, "our own power cycle is not the operator's")
             _ = await probe.stop()
-            #expect(!probe.logLines.contains { $0.hasPrefix("warning") })
+            #expect(probe.error == nil)
+        }
+    }
+
+    @Test func aRefusalThatIsNotTransientWaitsAsBefore() async throws {
+        try await withMockBlueZ { bus in
+            try await bus.control("fail-start-discovery", "hci0", "org.bluez.Error.NotReady")
+            let probe = ScanProbe(bus: bus, retry: .seconds(60))
+            try await bus.waitFor("the powered-off warning", within: 5) { probe.logged("Bluetooth adapter is powered off") == 1 }
+            #expect(try await eventually(within: 2) { await probe.scanner.counts().waitingFor == "hci0 to be powered on (bluetoothctl power on; rfkill list)" })
+            _ = await probe.stop()
         }
     }
 }

@@ -19,7 +19,8 @@ final class ScanProbe: Sendable {
     /// A scanner on the mock's bus with short call timeouts, logging at debug level. A `retry`
     /// longer than the test leaves recovery to the signals alone (NameOwnerChanged, InterfacesAdded,
     /// PropertiesChanged), so a test shows the scanner reacts to them rather than polling.
-    init(bus: MockBlueZ, watchdog: Duration = .seconds(60), retry: Duration = .milliseconds(300), adapter: String? = nil) {
+    init(bus: MockBlueZ, watchdog: Duration = .seconds(60), retry: Duration = .milliseconds(300), adapter: String? = nil,
+         resetsStuckDiscovery: Bool = true) {
         let logs = LogLines()
         var logger = Logger(label: "test.dbus") { _ in CapturingLogHandler(lines: logs) }
         logger.logLevel = .debug
@@ -27,7 +28,7 @@ final class ScanProbe: Sendable {
         scanner = DBusScanner(
             configuration: DBusScannerConfiguration(
                 adapter: adapter, busAddress: bus.address, watchdogInterval: watchdog,
-                retryInterval: retry, callTimeout: .seconds(3)
+                retryInterval: retry, callTimeout: .seconds(3), resetsStuckDiscovery: resetsStuckDiscovery
             ),
             logger: logger
         )

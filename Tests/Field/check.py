@@ -156,16 +156,72 @@ def true_time(m):
 
 
 scanned_mark, hci_mark = mark("scanned"), mark("backend: hci")
-if scanned_mark and hci_mark:
-    after_scans = [s for s in main_sightings if true_time(scanned_mark) < s["_received"] < true_time(hci_mark)]
-    back = next((i for i, s in enumerate(after_scans) if s["event"] == "arrived"), len(after_scans))
-    steady_events = [s["event"] for s in after_scans[back:]]
-    check(steady_events[:1] == ["arrived"] and steady_events.count("arrived") == 1 and "departed" not in steady_events,
-          "3 + 4: no false departure or second arrival through restarts, power cycles, controller loss and clock steps",
-          f"{steady_events.count('arrived')} arrived, {steady_events.count('present')} present, "
+dbus_off, dbus_departed = mark("departure over D-Bus: tag off"), mark("departure over D-Bus: departed")
+if scanned_mark and dbus_off:
+    after_scans = [s["event"] for s in main_sightings if true_time(scanned_mark) < s["_received"] < true_time(dbus_off)]
+    # The scans change the tag for a moment; should that have been a departure, its return is the one
+    # arrival allowed. From then on (or from the scans) the tag advertised without a break.
+    back = max((i + 1 for i, e in enumerate(after_scans) if e == "arrived"), default=0)
+    steady_events = after_scans[back:]
+    check(after_scans.count("arrived") <= 1 and steady_events and "departed" not in steady_events,
+          "3 + 4: no false departure or second arrival through restarts, power cycles, controller loss, bluetoothd killed "
+          "twice and clock steps",
+          f"{after_scans.count('arrived')} arrived after the scans, then {steady_events.count('present')} present and "
           f"{steady_events.count('departed')} departed while the tag kept advertising")
 else:
     check(False, "3 + 4: the tag advertised steadily through the faults", "no marks")
+
+## 3b, 3c. bluetoothd killed by SIGKILL just after a discovery start
+for what in ("bluetoothd SIGKILL", "bluetoothd SIGKILL under stock Restart=no"):
+    fault, resumed = mark(f"fault: {what} ("), mark(f"resumed after {what}:")
+    found = re.search(r"back ([0-9.]+)s after the kill, tag heard ([0-9.]+)s after its return", resumed[2]) if resumed else None
+    check(found is not None and float(found.group(2)) <= 10,
+          f"3 {what}: bluetoothd came back and the sentinel heard the tag within 10 s of its return",
+          f"back {found.group(1)} s after the kill, heard {found.group(2)} s after that" if found else "never")
+    end = mark("steady: the tag in range through both kills")
+    if fault and end:
+        window = [s["event"] for s in main_sightings if true_time(fault) <= s["_received"] <= true_time(end) + 15]
+        check("departed" not in window and "arrived" not in window,
+              f"3 {what}: no departure and no second arrival for the bike that never moved", f"events {window}")
+    trace = read(f"sigkill-{1 if what == 'bluetoothd SIGKILL' else 2}-btmon.txt")
+    busy = trace.count("Status: Busy (0x0a)")
+    print(f"test-field:   btmon during '{what}': {trace.count('Discovery: Enabled')} discovery starts, {busy} refused by the "
+          f"kernel as Busy, {trace.count('LE Advertising Report') + trace.count('LE Extended Advertising Report')} advertising reports")
+logged = [line.split("[Scanning] ", 1)[1] for line in read("main-journal.txt").splitlines()
+          if "[Scanning] " in line and ("refused" in line or "power" in line or "D-Bus to start" in line or "scanning again" in line)]
+print("test-field:   the sentinel on the kills: " + (" | ".join(text[:110] for text in logged) or "nothing about refusals"))
+stock = mark("after bluetoothd SIGKILL:")
+print(f"test-field:   {stock[2] if stock else 'no restart count'}")
+
+## The D-Bus rate and departures, with btmon's view
+for what in ("D-Bus", "HCI"):
+    rate, departed = mark(f"rate over {what}:"), mark(f"departure over {what}: departed")
+    print(f"test-field:   {rate[2] if rate else f'no rate over {what}'}")
+    found = re.search(r"departed logged ([0-9.]+)s", departed[2]) if departed else None
+    check(found is not None, f"departure over {what}: the sentinel reported the bike departed once its tag went off the air",
+          f"{found.group(1)} s after the tag went off" if found else "never")
+
+## The unit's hardening, as the kernel and systemd see the running sentinel
+def status_fields(name):
+    fields = {}
+    for line in read(name).splitlines():
+        key, _, value = line.partition(":") if ":" in line else line.partition("=")
+        fields[key.strip()] = value.split()
+    return fields
+
+
+for backend, capabilities in (("dbus", "0000000000000000"), ("hci", "0000000000003000")):
+    f = status_fields(f"hardening-{backend}-status.txt")
+    user = (f.get("User") or ["?"])[0]
+    ok = (f.get("Uid") and all(u == user for u in f["Uid"]) and user != "0" and f.get("NoNewPrivs") == ["1"]
+          and f.get("Seccomp") == ["2"] and f.get("CapEff") == [capabilities] and f.get("CapPrm") == [capabilities]
+          and f.get("CapBnd") == [capabilities] and f.get("CapInh") == [capabilities])
+    check(bool(ok), f"hardening ({backend}): the sentinel runs as bikebeacon (uid {user}), no new privileges, seccomp "
+          f"filter on, capabilities {capabilities} (/proc/PID/status in the guest)",
+          " ".join(f"{k}={','.join(v)}" for k, v in f.items()))
+    unit = read(f"hardening-{backend}-unit.txt")
+    check("NoNewPrivileges=yes" in unit and "ProtectSystem=strict" in unit and "User=bikebeacon" in unit,
+          f"hardening ({backend}): systemctl show has the unit's sandbox in force", unit.replace("\n", " ")[:200])
 
 ## 4. The clock
 # Which clock a sighting was made under comes from the journal on the clock that does not step: the
@@ -275,10 +331,14 @@ if None not in counts:
           "route kept from the sentinel is sent again; the server stores it once)")
 # A restart within the absence timeout goes on with the visit (visits.json): after the scans' real
 # departure and arrival, the main boot's two restarts (to the HCI backend and back) add no arrival.
-if scanned_mark:
-    main_arrivals = [s for s in main_sightings if s["event"] == "arrived" and s["_received"] > true_time(scanned_mark)]
-    check(len(main_arrivals) == 1, "restarts: the sentinel restarted twice with the bike in range and reported it arrived once",
-          f"{len(main_arrivals)} arrived after the scans")
+hci_departed = mark("departure over HCI: departed")
+if dbus_departed and hci_departed and mark("departure over HCI: tag off"):
+    # Between the D-Bus departure and the HCI one the sentinel is restarted for the HCI backend; after
+    # the HCI one, back to D-Bus. Each stretch has the tag's return as its one arrival.
+    stretches = [(true_time(dbus_departed), true_time(mark("departure over HCI: tag off"))), (true_time(hci_departed), float("inf"))]
+    counts_ = [len([s for s in main_sightings if s["event"] == "arrived" and a < s["_received"] < b]) for a, b in stretches]
+    check(counts_ == [1, 1], "restarts: the sentinel restarted twice with the bike in range and reported each return once",
+          f"arrivals per stretch {counts_}")
 arrivals = len([s for s in sightings if s["event"] == "arrived"])
 print(f"test-field:   the followed bike was reported as arrived {arrivals} times in all three boots (a visit older than "
       "the absence timeout when the sentinel starts again begins afresh)")

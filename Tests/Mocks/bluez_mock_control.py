@@ -22,6 +22,12 @@ Usage (one action per run; exit status 0 on success, the D-Bus error on stderr o
                                          DuplicateData: InterfacesAdded for a new address, then
                                          PropertiesChanged (RSSI, ManufacturerData), in file order
   fail-start-discovery NAME ERROR-NAME   make StartDiscovery answer with a D-Bus error
+  refuse-start-discovery NAME ERROR-NAME COUNT
+                                         StartDiscovery answers the error COUNT times (as BlueZ does while
+                                         the kernel still runs a dead bluetoothd's discovery), then starts
+  set-discovering NAME true|false        change Adapter1.Discovering (PropertiesChanged), as the kernel
+                                         ending a discovery or another client stopping it does
+  discovering NAME                       print Adapter1.Discovering (True or False)
   objects                                print the object paths BlueZ manages, one per line
 """
 
@@ -133,6 +139,25 @@ def main(argv):
     elif command == 'fail-start-discovery':
         code = f"raise dbus.exceptions.DBusException('mocked failure', name='{args[1]}')"
         obj(f'/org/bluez/{args[0]}').AddMethod(ADAPTER, 'StartDiscovery', '', '', code, dbus_interface=MOCK)
+    elif command == 'refuse-start-discovery':
+        # The count lives on the mock object under a name of its own, so a second call starts afresh.
+        left = f'bikebeacon_refusals_{time.monotonic_ns()}'
+        code = (
+            f"left = getattr(self, '{left}', {int(args[2])})\n"
+            "if left > 0:\n"
+            f"    setattr(self, '{left}', left - 1)\n"
+            f"    raise dbus.exceptions.DBusException('refused by the test', name='{args[1]}')\n"
+            f"setattr(self, '{left}', 0)\n"
+            f"self.props['{ADAPTER}']['Discovering'] = True\n"
+            "self.EmitSignal(dbus.PROPERTIES_IFACE, 'PropertiesChanged', 'sa{sv}as', "
+            f"['{ADAPTER}', {{'Discovering': dbus.Boolean(True, variant_level=1)}}, dbus.Array([], signature='s')])\n"
+        )
+        obj(f'/org/bluez/{args[0]}').AddMethod(ADAPTER, 'StartDiscovery', '', '', code, dbus_interface=MOCK)
+    elif command == 'set-discovering':
+        obj(f'/org/bluez/{args[0]}').UpdateProperties(
+            ADAPTER, {'Discovering': dbus.Boolean(args[1] == 'true')}, dbus_interface=MOCK)
+    elif command == 'discovering':
+        print(bool(obj(f'/org/bluez/{args[0]}').Get(ADAPTER, 'Discovering', dbus_interface=dbus.PROPERTIES_IFACE)))
     elif command == 'objects':
         for path in sorted(obj('/').GetManagedObjects(dbus_interface=OBJECT_MANAGER)):
             print(path)

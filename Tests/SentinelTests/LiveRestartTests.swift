@@ -8,18 +8,9 @@ import TestSupport
 @Suite(.enabled(if: ServerHarness.isAvailable, "needs the bikebeacon-server executable (build the server target)"))
 struct LiveRestartTests {
     @Test func aRestartWithTheBikeInRangeGivesNoSecondArrival() async throws {
-        let bike = SentinelCoreTests.missing
-        let dir = try TestValues.temporaryDirectory()
-        let server = try ServerHarness(directory: dir)
-        let token = try await server.enrolSentinel(name: "garage")
-        try await server.start()
-        defer { server.stop() }
-        let owner = try await server.ownerWithMissingBikes([bike])
-        var settings = SentinelConfiguration(serverURL: server.url, token: token, stateDirectory: dir.appendingPathComponent("state").path)
-        settings.requestTimeout = 2
-        let radio = FakeRadio()
-        radio.setAudible([bike])
-        func events() async throws -> [String] { try await server.sightings(owner: owner.token, bikes: owner.bikes).map(\.event) }
+        let scene = try await LiveScene.start(sentinel: "garage", missing: [SentinelCoreTests.missing])
+        defer { scene.server.stop() }
+        let (settings, radio, events) = (scene.settings, scene.radio, scene.events)
 
         let started = Date()
         var sentinel = Task { try await SentinelRunner.run(configuration: settings, source: .live(radio)) }
@@ -28,7 +19,7 @@ struct LiveRestartTests {
         sentinel.cancel()
         _ = try? await sentinel.value
         try #require(arrived, "the bike arriving within 60 s")
-        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("state/visits.json").path))
+        #expect(FileManager.default.fileExists(atPath: settings.stateDirectory + "/visits.json"))
 
         // Started again: given three times what the first entry took (at least 10 s) in range, a
         // sentinel that forgot the visit would have reported it arrived again by then.

@@ -7,6 +7,12 @@ enum BlueZ {
     static let deviceInterface = "org.bluez.Device1"
     static let inProgress = "org.bluez.Error.InProgress"
     static let notReady = "org.bluez.Error.NotReady"
+    /// Refusals of `StartDiscovery` that pass: retried with back-off while the adapter stays.
+    /// (BlueZ answers a kernel's Busy with InProgress.)
+    static let transientRefusals: Set<String> = [
+        inProgress, "org.bluez.Error.Busy", "org.bluez.Error.Failed", BusError.noReply,
+        "org.freedesktop.DBus.Error.Timeout", "org.freedesktop.DBus.Error.TimedOut",
+    ]
 
     static let objectManager = "org.freedesktop.DBus.ObjectManager"
     static let properties = "org.freedesktop.DBus.Properties"

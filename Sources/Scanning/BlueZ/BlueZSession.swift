@@ -31,6 +31,21 @@ final class BlueZSession {
     private enum Phase: Equatable {
         case waiting(Wait)
         case scanning(Adapter)
+
+        /// The radio's state as the heartbeat reports it.
+        func radio(_ counts: inout ScanCounts) {
+            switch self {
+            case .scanning:
+                // Whether discovery really runs is the keeper's to say (`ScanShared.setListening`).
+                (counts.adapterPresent, counts.adapterPowered) = (true, true)
+            case .waiting(.adapterMissing), .waiting(.adapterRemoved):
+                (counts.adapterPresent, counts.adapterPowered, counts.scanning) = (false, nil, false)
+            case .waiting(.adapterOff):
+                (counts.adapterPresent, counts.adapterPowered, counts.scanning) = (true, false, false)
+            case .waiting:
+                (counts.adapterPresent, counts.adapterPowered, counts.scanning) = (nil, nil, false)
+            }
+        }
     }
 
     private static let pollMilliseconds: Int32 = 100
@@ -49,13 +64,23 @@ final class BlueZSession {
 
     private var connection: BusConnection?
     private var bluezOwner: String?
-    private var phase = Phase.waiting(.starting)
+    private var phase = Phase.waiting(.starting) {
+        didSet { shared.update { phase.radio(&$0) } }
+    }
     private var nextAttempt: ContinuousClock.Instant?
     private var lastActivity: ContinuousClock.Instant
     private var devices = DeviceTable()
     /// iBeacon reports of the current dispatch, handed over together.
     private var batch: [Advertisement] = []
     private var removals = RemovalPolicy()
+    private var keeper: DiscoveryKeeper
+    /// Our own power cycle's Powered=false signal is not the operator switching the adapter off.
+    private var cyclingPower = false
+    /// What the scanner last told `shared` it waits for (nil: listening), to tell it only changes.
+    private var reportedWait: String?? = .none
+    private var bluetoothd: BluetoothdWatch
+    /// The last bluetoothd situation the operator was told of, so a long wait is one line.
+    private var toldSituation: String?
 
     init(
         configuration: DBusScannerConfiguration, logger: Logger, clock: @escaping @Sendable () -> Double,
@@ -69,6 +94,8 @@ final class BlueZSession {
         self.continuation = continuation
         started = monotonic.now
         lastActivity = started
+        keeper = DiscoveryKeeper(configuration: configuration.discovery)
+        bluetoothd = BluetoothdWatch(activationDelay: seconds(configuration.activationDelay))
     }
 
     /// Runs until the stream's consumer goes away or a fatal error (thrown to the consumer, who
@@ -98,6 +125,7 @@ final class BlueZSession {
     // MARK: - The loop
 
     private func step() throws(DBusScannerError) {
+        defer { reportListening() }
         guard connection != nil else {
             if isDue(nextAttempt) { reconnect() }
             if connection == nil { usleep(UInt32(Self.pollMilliseconds) * 1000) }
@@ -113,10 +141,14 @@ final class BlueZSession {
             return
         }
         switch phase {
+        case .waiting(.bluezMissing), .waiting(.bluezGone):
+            considerStartingBluetoothd()
+            if isDue(nextAttempt) { try setUp() }
         case .waiting:
             if isDue(nextAttempt) { try setUp() }
         case let .scanning(adapter):
-            if monotonic.now - lastActivity >= configuration.watchdogInterval { try restartDiscovery(on: adapter) }
+            if monotonic.now - lastActivity >= configuration.watchdogInterval { restartDiscovery(on: adapter) }
+            try keepDiscovering(on: adapter)
         }
         if !connection.readWrite(timeoutMilliseconds: Self.pollMilliseconds) { lostBus() }
     }
@@ -156,69 +188,162 @@ final class BlueZSession {
     private func setUp() throws(DBusScannerError) {
         guard let connection else { return }
         nextAttempt = monotonic.now + configuration.retryInterval
-        var candidate = configuration.adapter
+        let objects: ManagedObjects
         do {
             let owner = try connection.call(
                 BlueZ.bus, BlueZ.busPath, BlueZ.bus, "GetNameOwner", [.string(BlueZ.service)], timeoutMilliseconds: callTimeout
             )
             bluezOwner = try argument(owner, 0, "GetNameOwner").string()
+            bluetoothd.found()
             let reply = try connection.call(
                 BlueZ.service, "/", BlueZ.objectManager, "GetManagedObjects", timeoutMilliseconds: callTimeout
             )
-            let objects = try ManagedObjects(reply: argument(reply, 0, "GetManagedObjects"))
-            switch AdapterChoice(requested: configuration.adapter, adapters: objects.adapters) {
-            case let .missing(available):
-                wait(.adapterMissing(requested: configuration.adapter, available: available))
-            case let .poweredOff(adapter):
-                wait(.adapterOff(adapter.name))
-            case let .use(adapter):
-                candidate = adapter.name
-                try startDiscovery(on: adapter)
-                phase = .scanning(adapter)
-                if hasScanned { shared.update { $0.restarts += 1 } }
-                hasScanned = true
-                lastActivity = monotonic.now
-                devices.removeAll()
-                removals.forgetAll()
-                logger.info("scanning for iBeacons on the adapter through BlueZ (LE, every advertisement)", metadata: ["adapter": "\(adapter.name)"])
-                for device in objects.devices(under: adapter.path) {
-                    handleDevice(device.path, device.properties, invalidated: [])
-                }
-            }
+            objects = try ManagedObjects(reply: argument(reply, 0, "GetManagedObjects"))
         } catch {
-            try recover(from: error, adapter: candidate)
+            return try recover(from: error, adapter: configuration.adapter)
+        }
+        switch AdapterChoice(requested: configuration.adapter, adapters: objects.adapters) {
+        case let .missing(available):
+            wait(.adapterMissing(requested: configuration.adapter, available: available))
+        case let .poweredOff(adapter):
+            wait(.adapterOff(adapter.name))
+        case let .use(adapter):
+            phase = .scanning(adapter)
+            keeper.begin(now: elapsed(), discovering: adapter.discovering)
+            lastActivity = monotonic.now
+            devices.removeAll()
+            removals.forgetAll()
+            try keepDiscovering(on: adapter)
+            guard case .scanning = phase else { return }
+            for device in objects.devices(under: adapter.path) {
+                handleDevice(device.path, device.properties, invalidated: [])
+            }
         }
     }
 
-    private func startDiscovery(on adapter: Adapter) throws(BusError) {
+    /// Starts discovery when the keeper says so, and tells it what BlueZ answered.
+    private func keepDiscovering(on adapter: Adapter) throws(DBusScannerError) {
+        switch keeper.due(now: elapsed()) {
+        case .none:
+            return
+        case let .start(stopFirst):
+            do {
+                try startDiscovery(on: adapter, stopFirst: stopFirst)
+            } catch {
+                try refused(error, adapter: adapter)
+                return
+            }
+            let refusedBefore = keeper.refusal
+            keeper.accepted(now: elapsed())
+            if hasScanned { shared.update { $0.restarts += 1 } }
+            hasScanned = true
+            if let refusedBefore {
+                logger.notice("BlueZ started discovery after refusing it: scanning again", metadata: ["adapter": "\(adapter.name)", "lastRefusal": "\(refusedBefore)"])
+            }
+            logger.info("scanning for iBeacons on the adapter through BlueZ (LE, every advertisement)", metadata: ["adapter": "\(adapter.name)"])
+        case .powerCycle:
+            logger.warning(
+                "the controller still runs a discovery that no BlueZ client owns (left by a bluetoothd that died): powering the adapter off and on to end it",
+                metadata: ["adapter": "\(adapter.name)", "refused": "\(keeper.failures) times"]
+            )
+            do {
+                try cyclePower(adapter)
+                keeper.powerCycled(now: elapsed())
+            } catch {
+                cyclingPower = false
+                logger.warning("could not power-cycle the adapter: waiting for the old discovery to end by itself (at most about 10 s)",
+                               metadata: ["adapter": "\(adapter.name)", "error": "\(error)"])
+                try refused(error, adapter: adapter)
+            }
+        }
+    }
+
+    private func startDiscovery(on adapter: Adapter, stopFirst: Bool) throws(BusError) {
         guard let connection else { throw .disconnected }
+        if stopFirst {
+            // Ours may still be registered (BlueZ would answer a second start with InProgress); if not, BlueZ says so.
+            _ = try? connection.call(
+                BlueZ.service, adapter.path, BlueZ.adapterInterface, "StopDiscovery", timeoutMilliseconds: callTimeout
+            )
+        }
         _ = try connection.call(
             BlueZ.service, adapter.path, BlueZ.adapterInterface, "SetDiscoveryFilter", [BlueZ.discoveryFilter],
             timeoutMilliseconds: callTimeout
         )
-        do {
-            _ = try connection.call(
-                BlueZ.service, adapter.path, BlueZ.adapterInterface, "StartDiscovery", timeoutMilliseconds: callTimeout
+        _ = try connection.call(
+            BlueZ.service, adapter.path, BlueZ.adapterInterface, "StartDiscovery", timeoutMilliseconds: callTimeout
+        )
+    }
+
+    /// A refused start: InProgress, Busy, Failed and timeouts pass (retried with back-off); the
+    /// rest is bluetoothd or the adapter going, handled as any other call's failure.
+    private func refused(_ error: BusError, adapter: Adapter) throws(DBusScannerError) {
+        guard let name = error.name, BlueZ.transientRefusals.contains(name) else {
+            return try recover(from: error, adapter: adapter.name)
+        }
+        let first = keeper.refusal == nil
+        keeper.refused(name, now: elapsed())
+        if first {
+            logger.warning(
+                "BlueZ refused to start discovery: not scanning; retrying until it starts (InProgress usually means the controller still runs a discovery of a bluetoothd that died)",
+                metadata: ["adapter": "\(adapter.name)", "error": "\(error)"]
             )
-        } catch where error.name == BlueZ.inProgress {
-            logger.debug("discovery was already in progress: using it", metadata: ["adapter": "\(adapter.name)"])
+        } else {
+            logger.debug("discovery refused again", metadata: ["adapter": "\(adapter.name)", "error": "\(error)", "refused": "\(keeper.failures)"])
+        }
+    }
+
+    /// Powers the adapter off and on: the kernel ends its discovery, and BlueZ starts clean.
+    private func cyclePower(_ adapter: Adapter) throws(BusError) {
+        guard let connection else { throw .disconnected }
+        cyclingPower = true
+        for powered in [false, true] {
+            _ = try connection.call(
+                BlueZ.service, adapter.path, BlueZ.properties, "Set",
+                [.string(BlueZ.adapterInterface), .string("Powered"), .variant(.boolean(powered))],
+                timeoutMilliseconds: callTimeout
+            )
         }
     }
 
     /// The watchdog: BlueZ scans stall silently on many setups (theengs/gateway 99, bleak 887).
-    private func restartDiscovery(on adapter: Adapter) throws(DBusScannerError) {
+    private func restartDiscovery(on adapter: Adapter) {
         logger.warning(
             "no advertisements on \(adapter.name) for \(configuration.watchdogInterval): restarting discovery (BlueZ scans can stall silently)"
         )
         lastActivity = monotonic.now
-        do {
-            _ = try? connection?.call(
-                BlueZ.service, adapter.path, BlueZ.adapterInterface, "StopDiscovery", timeoutMilliseconds: callTimeout
-            )
-            try startDiscovery(on: adapter)
-            shared.update { $0.restarts += 1 }
-        } catch {
-            try recover(from: error, adapter: adapter.name)
+        keeper.restart(now: elapsed())
+    }
+
+    /// Tells `shared` when the radio starts or stops listening, and what it waits for.
+    private func reportListening() {
+        let waiting = waitingFor()
+        guard reportedWait != .some(waiting) else { return }
+        reportedWait = .some(waiting)
+        shared.setListening(waiting == nil, waitingFor: waiting)
+    }
+
+    /// What the session waits for before it hears anything, for `bikebeacon status`; nil while it listens.
+    private func waitingFor() -> String? {
+        switch phase {
+        case .waiting(.starting):
+            return "BlueZ: looking for bluetoothd and the adapter"
+        case .waiting(.noBus):
+            return "the system D-Bus (systemctl status dbus)"
+        case .waiting(.bluezMissing), .waiting(.bluezGone):
+            return "bluetoothd: " + bluetoothd.situation
+        case let .waiting(.adapterMissing(requested, _)):
+            return "the Bluetooth adapter \(requested ?? "(any)") (bluetoothctl list; rfkill list)"
+        case let .waiting(.adapterOff(name)):
+            return "\(name) to be powered on (bluetoothctl power on; rfkill list)"
+        case let .waiting(.adapterRemoved(name)):
+            return "\(name) to come back (check the USB dongle)"
+        case let .waiting(.refused(detail)):
+            return "BlueZ to start scanning (\(detail))"
+        case let .scanning(adapter):
+            guard !keeper.isListening else { return nil }
+            if let refusal = keeper.refusal { return "discovery on \(adapter.name): BlueZ refused it (\(refusal)); retrying" }
+            return "discovery on \(adapter.name) to run (Adapter1.Discovering is off)"
         }
     }
 
@@ -241,6 +366,7 @@ final class BlueZSession {
         switch error.name {
         case BusError.nameHasNoOwner, BusError.serviceUnknown:
             wait(.bluezMissing)
+            considerStartingBluetoothd()
         case BusError.accessDenied:
             throw .accessDenied(error)
         case BlueZ.notReady:
@@ -248,6 +374,37 @@ final class BlueZSession {
         default:
             if case .disconnected = error { return lostBus() }
             wait(.refused(error.description))
+        }
+    }
+
+    /// bluetoothd gone for a while: if it crashed and nothing restarts it (stock Debian's unit has
+    /// `Restart=no`), ask D-Bus to start it again; never after `systemctl stop bluetooth`.
+    private func considerStartingBluetoothd() {
+        guard configuration.activatesBluetoothd, let connection else { return }
+        bluetoothd.missing(now: elapsed())
+        guard bluetoothd.isDue(now: elapsed()) else { return }
+        let unit = BluetoothUnit.read(connection, timeoutMilliseconds: callTimeout)
+        let decision = bluetoothd.decide(unit, now: elapsed())
+        switch decision {
+        case .wait:
+            if bluetoothd.situation != toldSituation {
+                toldSituation = bluetoothd.situation
+                logger.notice("bluetoothd is still gone; not starting it: \(bluetoothd.situation)")
+            }
+        case .activate:
+            do {
+                _ = try connection.call(
+                    BlueZ.bus, BlueZ.busPath, BlueZ.bus, "StartServiceByName", [.string(BlueZ.service), .uint32(0)],
+                    timeoutMilliseconds: milliseconds(configuration.activationTimeout)
+                )
+                bluetoothd.activated(error: nil)
+                logger.warning("bluetoothd had died and nothing restarted it: asked D-Bus to start it (org.bluez activation); install the bluetooth.service drop-in of the sentinel package so systemd restarts it",
+                               metadata: ["unit": "\(unit)"])
+            } catch {
+                bluetoothd.activated(error: "\(error)")
+                logger.warning("bluetoothd is gone and could not be started through D-Bus: start it with systemctl start bluetooth",
+                               metadata: ["unit": "\(unit)", "error": "\(error)"])
+            }
         }
     }
 
@@ -318,9 +475,13 @@ final class BlueZSession {
             bluezOwner = nil
             removals.forgetAll()
             wait(.bluezGone)
+            bluetoothd.missing(now: elapsed())
+            // The retries look again every retryInterval; a crash with nothing to restart it is
+            // noticed there (considerStartingBluetoothd).
             return
         }
         bluezOwner = newOwner
+        bluetoothd.found()
         logger.info("bluetoothd is on the system bus: looking for the adapter")
         phase = .waiting(.starting)
         nextAttempt = monotonic.now
@@ -364,7 +525,19 @@ final class BlueZSession {
         let invalidated = try argument(arguments, 2, "PropertiesChanged").array("as").map { value throws(BusError) in try value.string() }
         switch (interface, phase) {
         case let (BlueZ.adapterInterface, .scanning(adapter)) where path == adapter.path:
-            if (try? changed["Powered"]?.boolean()) == false { wait(.adapterOff(adapter.name)) }
+            if let discovering = try? changed["Discovering"]?.boolean() {
+                keeper.discoveringChanged(discovering, now: elapsed())
+            }
+            switch try? changed["Powered"]?.boolean() {
+            case false? where cyclingPower:
+                break
+            case false?:
+                wait(.adapterOff(adapter.name))
+            case true?:
+                cyclingPower = false
+            case nil:
+                break
+            }
         case (BlueZ.adapterInterface, .waiting):
             if (try? changed["Powered"]?.boolean()) == true { nextAttempt = monotonic.now }
         case let (BlueZ.deviceInterface, .scanning(adapter)) where path.hasPrefix(adapter.path + "/"):
@@ -410,7 +583,7 @@ final class BlueZSession {
     /// Asks BlueZ to drop a device that is not an iBeacon, so its cache stays small.
     private func forget(_ path: String, reason: String) {
         guard configuration.removesIgnoredDevices, case let .scanning(adapter) = phase, let connection,
-              removals.allow(path, now: seconds(started.duration(to: monotonic.now)))
+              removals.allow(path, now: elapsed())
         else { return }
         logger.debug("asking BlueZ to forget a device that is not an iBeacon", metadata: ["path": "\(path)", "reason": "\(reason)"])
         do {
@@ -424,6 +597,9 @@ final class BlueZSession {
 
     private var callTimeout: Int32 { milliseconds(configuration.callTimeout) }
 
+    /// Seconds since the session began, on the monotonic clock: the keepers' timeline.
+    private func elapsed() -> Double { seconds(started.duration(to: monotonic.now)) }
+
     private func isDue(_ instant: ContinuousClock.Instant?) -> Bool {
         instant.map { monotonic.now >= $0 } ?? false
     }
@@ -432,12 +608,4 @@ final class BlueZSession {
         guard arguments.indices.contains(index) else { throw .missingArgument(index: index, member: member) }
         return arguments[index]
     }
-}
-
-private func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-}
-
-private func milliseconds(_ duration: Duration) -> Int32 {
-    Int32(clamping: duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
 }

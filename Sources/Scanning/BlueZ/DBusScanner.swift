@@ -22,10 +22,21 @@ public struct DBusScannerConfiguration: Sendable {
     public var callTimeout: Duration
     /// Ask BlueZ to forget devices that are not iBeacons, so its cache stays small.
     public var removesIgnoredDevices: Bool
+    /// When discovery stays refused while nobody discovers (a dead bluetoothd's discovery still
+    /// runs in the kernel), power the adapter off and on to end it instead of waiting it out.
+    public var resetsStuckDiscovery: Bool
+    /// When bluetoothd crashed and systemd does not restart it, ask D-Bus to start it.
+    public var activatesBluetoothd: Bool
+    /// bluetoothd gone this long before systemd is asked whether it crashed.
+    public var activationDelay: Duration
+    /// Longest wait for D-Bus to start bluetoothd.
+    public var activationTimeout: Duration
 
     public init(
         adapter: String? = nil, busAddress: String? = nil, watchdogInterval: Duration = .seconds(60),
-        retryInterval: Duration = .seconds(5), callTimeout: Duration = .seconds(5), removesIgnoredDevices: Bool = true
+        retryInterval: Duration = .seconds(5), callTimeout: Duration = .seconds(5), removesIgnoredDevices: Bool = true,
+        resetsStuckDiscovery: Bool = true, activatesBluetoothd: Bool = true, activationDelay: Duration = .seconds(2),
+        activationTimeout: Duration = .seconds(10)
     ) {
         self.adapter = adapter
         self.busAddress = busAddress
@@ -33,6 +44,17 @@ public struct DBusScannerConfiguration: Sendable {
         self.retryInterval = retryInterval
         self.callTimeout = callTimeout
         self.removesIgnoredDevices = removesIgnoredDevices
+        self.resetsStuckDiscovery = resetsStuckDiscovery
+        self.activatesBluetoothd = activatesBluetoothd
+        self.activationDelay = activationDelay
+        self.activationTimeout = activationTimeout
+    }
+
+    /// The discovery keeper's settings.
+    var discovery: DiscoveryKeeper.Configuration {
+        var keeper = DiscoveryKeeper.Configuration()
+        if !resetsStuckDiscovery { keeper.resetAfter = nil }
+        return keeper
     }
 }
 
@@ -98,12 +120,18 @@ public final class DBusScanner: Scanner {
     public func counts() async -> ScanCounts {
         await shared.countsWhenSettled()
     }
+
+    public func deafSeconds() -> Double { shared.deafSeconds() }
 }
 
 /// State the scanning thread shares with the async side.
 final class ScanShared: Sendable {
     private struct State {
         var counts = ScanCounts()
+        /// Since when the running session has been unable to listen; nil while it listens.
+        var deafSince: ContinuousClock.Instant?
+        /// Deafness of earlier stretches, in seconds.
+        var deafBefore = 0.0
         var runs = 0
         var stopRequested: Set<Int> = []
         var running: Set<Int> = []
@@ -135,9 +163,38 @@ final class ScanShared: Sendable {
         state.withLock { change(&$0.counts) }
     }
 
+    /// The session can hear (discovery running), or cannot and waits for `waitingFor`.
+    func setListening(_ listening: Bool, waitingFor: String?) {
+        let now = ContinuousClock.now
+        state.withLock { state in
+            state.counts.waitingFor = listening ? nil : waitingFor
+            state.counts.scanning = listening
+            if listening, let since = state.deafSince {
+                state.deafBefore += seconds(since.duration(to: now))
+                state.deafSince = nil
+            } else if !listening, state.deafSince == nil {
+                state.deafSince = now
+            }
+        }
+    }
+
+    func deafSeconds() -> Double {
+        let now = ContinuousClock.now
+        return state.withLock { state in Self.deafness(state, at: now) }
+    }
+
+    private static func deafness(_ state: State, at now: ContinuousClock.Instant) -> Double {
+        state.deafBefore + (state.deafSince.map { seconds($0.duration(to: now)) } ?? 0)
+    }
+
     /// The thread of `run` is done: once no stopping run is left, wakes those waiting for final totals.
     func end(_ run: Int) {
+        let now = ContinuousClock.now
         let waiters = state.withLock { state in
+            // Not scanning is not deafness: nobody means to listen any more.
+            state.deafBefore = Self.deafness(state, at: now)
+            state.deafSince = nil
+            state.counts.waitingFor = nil
             state.running.remove(run)
             state.stopRequested.remove(run)
             guard state.running.isDisjoint(with: state.stopRequested) else { return [CheckedContinuation<Void, Never>]() }
@@ -157,6 +214,11 @@ final class ScanShared: Sendable {
             }
             if settled { continuation.resume() }
         }
-        return state.withLock { $0.counts }
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            var counts = state.counts
+            counts.deafSeconds = Self.deafness(state, at: now)
+            return counts
+        }
     }
 }

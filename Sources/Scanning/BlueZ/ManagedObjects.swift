@@ -44,14 +44,18 @@ struct Adapter: Equatable, Sendable {
     var path: String
     /// Unreadable `Powered` counts as off: scanning would fail anyway.
     var powered: Bool
+    /// `Discovering`, nil when unreadable.
+    var discovering: Bool?
 
-    init(path: String, powered: Bool) {
+    init(path: String, powered: Bool, discovering: Bool? = nil) {
         self.path = path
         self.powered = powered
+        self.discovering = discovering
     }
 
     init(path: String, properties: [String: BusValue]) {
-        self.init(path: path, powered: (try? properties["Powered"]?.boolean()) ?? false)
+        self.init(path: path, powered: (try? properties["Powered"]?.boolean()) ?? false,
+                  discovering: try? properties["Discovering"]?.boolean())
     }
 
     /// The kernel name, e.g. `hci0`.

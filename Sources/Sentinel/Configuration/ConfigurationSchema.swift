@@ -11,7 +11,7 @@ indirect enum ConfigurationSchema: Sendable {
         "server": .mapping(["url": .value, "token": .value, "timeout": .value]),
         "stateDirectory": .value,
         "statusDirectory": .value,
-        "scanner": .mapping(["backend": .value, "adapter": .value]),
+        "scanner": .mapping(["backend": .value, "adapter": .value, "resetStuckDiscovery": .value, "startBluetoothd": .value]),
         "intervals": .mapping(["listRefresh": .value, "present": .value]),
         "outbox": .mapping(["maxRows": .value, "batchSize": .value]),
         "ownBikes": .list(of: .mapping(["name": .value, "beacon": .value, "zone": .value])),

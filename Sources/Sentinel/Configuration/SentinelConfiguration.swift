@@ -38,7 +38,13 @@ public struct SentinelConfiguration: Equatable, Sendable {
     public var statusDirectory: String?
     public var backend: Backend = .dbus
     public var adapter: String?
-    /// Seconds between missing-list refreshes (jittered ±10 %).
+    /// D-Bus backend: when discovery stays refused while nobody discovers (a dead bluetoothd's
+    /// discovery still runs in the kernel), power the adapter off and on to end it.
+    public var resetsStuckDiscovery = true
+    /// D-Bus backend: when bluetoothd crashed and systemd does not restart it, ask D-Bus to start it.
+    public var startsBluetoothd = true
+    /// Seconds between missing-list refreshes (jittered ±10 %); the sentinel refreshes at least once a
+    /// minute regardless, since the refresh carries its heartbeat (`HeartbeatMeter.interval`).
     public var listRefreshInterval: Double = 300
     /// Shortest time between `present` reports of one visit, seconds.
     public var presentInterval: Double = 300
@@ -75,7 +81,7 @@ public struct SentinelConfiguration: Equatable, Sendable {
     /// The file's shape (every key optional; absent keys take defaults).
     struct File: Decodable {
         struct Server: Decodable { var url: String?; var token: String?; var timeout: Double? }
-        struct Scanner: Decodable { var backend: Backend?; var adapter: String? }
+        struct Scanner: Decodable { var backend: Backend?; var adapter: String?; var resetStuckDiscovery: Bool?; var startBluetoothd: Bool? }
         struct Intervals: Decodable { var listRefresh: Double?; var present: Double? }
         struct OutboxSettings: Decodable { var maxRows: Int?; var batchSize: Int? }
         struct Bike: Decodable { var name: String; var beacon: String; var zone: Zone? }
@@ -109,6 +115,8 @@ public struct SentinelConfiguration: Equatable, Sendable {
         c.requestTimeout = file.server?.timeout ?? 10
         c.backend = file.scanner?.backend ?? .dbus
         c.adapter = file.scanner?.adapter
+        c.resetsStuckDiscovery = file.scanner?.resetStuckDiscovery ?? true
+        c.startsBluetoothd = file.scanner?.startBluetoothd ?? true
         c.listRefreshInterval = file.intervals?.listRefresh ?? 300
         c.presentInterval = file.intervals?.present ?? 300
         c.outboxMaxRows = file.outbox?.maxRows ?? 10_000

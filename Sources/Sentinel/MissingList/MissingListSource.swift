@@ -16,18 +16,34 @@ public protocol MissingListSource: Sendable {
     func fetch(since: Int64?, etag: String?) async throws -> MissingListAnswer
 }
 
-/// `GET /v1/missing` with `If-None-Match` and `?since=`.
+/// `GET /v1/missing` with `If-None-Match` and `?since=`, carrying the sentinel's heartbeat (the
+/// `Bikebeacon-Heartbeat` header) when one is due: the refresh the sentinel makes anyway tells the
+/// server how it is, without a request of its own. The answer's `Date` measures the clock offset.
 public struct HTTPMissingListSource: MissingListSource {
     public let server: ServerConnection
+    public let heartbeat: HeartbeatProbe?
 
-    public init(server: ServerConnection) {
+    public init(server: ServerConnection, heartbeat: HeartbeatProbe? = nil) {
         self.server = server
+        self.heartbeat = heartbeat
     }
 
     public func fetch(since: Int64?, etag: String?) async throws -> MissingListAnswer {
         let path = since.map { "/v1/missing?since=\($0)" } ?? "/v1/missing"
-        let headers = etag.map { [("If-None-Match", $0)] } ?? []
-        let (status, responseHeaders, body) = try await server.send(.GET, path, headers: headers)
+        var headers = etag.map { [("If-None-Match", $0)] } ?? []
+        let sentAt = Date().timeIntervalSince1970
+        if let beat = await heartbeat?.due(now: sentAt) {
+            headers.append((SentinelHeartbeat.headerName, String(decoding: try JSONEncoder().encode(beat), as: UTF8.self)))
+        }
+        var (status, responseHeaders, body) = try await server.send(.GET, path, headers: headers)
+        if let heartbeat, let date = responseHeaders.first(name: "Date").flatMap(HTTPDate.parse) {
+            await heartbeat.serverDate(date, sentAt: sentAt, receivedAt: Date().timeIntervalSince1970)
+        }
+        if status == .badRequest, let heartbeat, case let refusal = ServerError(status: status, body: body), refusal.code == "invalid_heartbeat" {
+            // The list matters more than the heartbeat: ask again without it.
+            await heartbeat.refused(refusal.message)
+            (status, responseHeaders, body) = try await server.send(.GET, path, headers: headers.filter { $0.0 != SentinelHeartbeat.headerName })
+        }
         if status == .notModified { return .notModified }
         guard status == .ok else { throw ServerError(status: status, body: body) }
         return try MissingListWire.decode(Data(body.readableBytesView), etag: responseHeaders.first(name: "ETag"))

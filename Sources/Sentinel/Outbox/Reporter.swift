@@ -49,6 +49,8 @@ public actor Reporter {
     public private(set) var consecutiveFailures = 0
     public private(set) var delivered = 0
     public private(set) var rejected = 0
+    /// When the server last acknowledged a batch (epoch seconds); nil if never since start.
+    public private(set) var lastDeliveryAt: Double?
 
     public init(outbox: Outbox, transport: any SightingTransport, configuration: Configuration = .init(),
                 logger: Logger = Logger(label: "bikebeacon.reporter")) {
@@ -88,6 +90,7 @@ public actor Reporter {
                 logger.info("the server takes sightings again", metadata: ["afterFailures": "\(consecutiveFailures)"])
             }
             consecutiveFailures = 0
+            lastDeliveryAt = Date().timeIntervalSince1970
             sent += batch.count
             delivered += receipt.accepted + receipt.duplicates
             rejected += receipt.rejected.count

@@ -27,6 +27,10 @@ public struct SentinelStatus: Codable, Equatable, Sendable {
     public var alarms: Int
     /// Nil in a status written before the field existed.
     public var scannerRestarts: Int?
+    /// Seconds the scanner meant to listen but could not; nil in a status written before the field existed.
+    public var scannerDeafSeconds: Double?
+    /// What the scanner waits for while it cannot listen; nil while it listens.
+    public var scannerWaitingFor: String?
     /// A roaming sentinel's fix (mode, age, accuracy; never its position); nil for one at a fixed place.
     public var fix: FixStatus?
 
@@ -70,6 +74,8 @@ public struct SentinelStatus: Codable, Equatable, Sendable {
         gauge("bikebeacon_reporter_consecutive_failures", Double(reporterFailures), "Failed deliveries in a row; 0 when the server takes sightings.")
         counter("bikebeacon_alarms_total", alarms, "Own-bike alarms raised.")
         counter("bikebeacon_scanner_restarts_total", scannerRestarts ?? 0, "Times the scanner was restarted after going quiet or losing the adapter.")
+        gauge("bikebeacon_scanner_listening", scannerWaitingFor == nil ? 1 : 0, "1 while the radio listens; 0 while the scanner waits (bluetoothd, the adapter, discovery).")
+        counter("bikebeacon_scanner_deaf_seconds_total", Int((scannerDeafSeconds ?? 0).rounded(.down)), "Seconds the scanner meant to listen but could not; they do not count as a tag's absence.")
         var bytes: [UInt8] = []
         registry.emit(into: &bytes)
         return String(decoding: bytes, as: UTF8.self)
@@ -90,6 +96,8 @@ public struct SentinelStatus: Codable, Equatable, Sendable {
         missing list: version \(missingListVersion), \(missingListBikes) bikes, \(missingListAgeSeconds.map { "confirmed \(Int($0)) s ago" } ?? "never fetched")
         own-bike alarms: \(alarms)
         scanner restarts: \(scannerRestarts ?? 0)
+        scanner: \(scannerWaitingFor.map { "NOT LISTENING, waiting for \($0)" } ?? "listening")\(
+            (scannerDeafSeconds ?? 0) >= 1 ? " (could not hear for \(Int(scannerDeafSeconds ?? 0)) s in all)" : "")
         """ + (fix.map { "\n" + $0.report } ?? "")
     }
 }

@@ -11,10 +11,11 @@ struct BikeStore: Sendable {
     let notifications: NotificationDispatcher
     /// Most bikes per owner (`ServerOptions.bikesPerAccount`).
     let limit: Int
+    var missingPeriod = MissingPeriod()
 
     static let columns = """
         id, owner_id, name, make, model, colour, frame_number, engine_number, notes,
-        beacon_uuid, beacon_major, beacon_minor, missing_since_ms, created_ms, updated_ms, recovery_contact
+        beacon_uuid, beacon_major, beacon_minor, missing_since_ms, created_ms, updated_ms, recovery_contact, missing_until_ms
         """
 
     func create(owner: String, fields: BikeFields, now: Int64) async throws -> Bike {
@@ -92,13 +93,27 @@ struct BikeStore: Sendable {
         }
     }
 
-    /// Puts the bike on (or takes it off) the missing list; repeating either is harmless and changes no version.
+    /// Puts the bike on (or takes it off) the missing list for one `missingPeriod`. Marking a missing
+    /// bike missing again renews its period from now; neither that nor a second recovery changes the list's version.
     func setMissing(id: String, owner: String, missing: Bool, now: Int64) async throws -> Bike? {
         try await database.transaction { db in
             guard let bike = try await find(id: id, owner: owner, in: db) else { return nil }
-            guard bike.missing != missing else { return bike }
+            let until: Int64? = missing ? missingPeriod.end(from: now) : nil
+            guard bike.missing != missing else {
+                if missing {
+                    try await db.raw("""
+                        UPDATE bikes SET missing_until_ms = \(bind: until), missing_reminded_ms = NULL, updated_ms = \(bind: now)
+                        WHERE id = \(bind: id)
+                        """).run()
+                }
+                return try await find(id: id, owner: owner, in: db)
+            }
             let since: Int64? = missing ? now : nil
-            try await db.raw("UPDATE bikes SET missing_since_ms = \(bind: since), updated_ms = \(bind: now) WHERE id = \(bind: id)").run()
+            try await db.raw("""
+                UPDATE bikes SET missing_since_ms = \(bind: since), missing_until_ms = \(bind: until), missing_reminded_ms = NULL,
+                  updated_ms = \(bind: now)
+                WHERE id = \(bind: id)
+                """).run()
             try await missingList.recordChange(of: [bike.beacon], in: db)
             if !missing {
                 try await notifications.offer(OwnerNotification(
@@ -124,6 +139,7 @@ struct BikeStore: Sendable {
             throw StorageError.corruptRow("bikes row holds an invalid beacon")
         }
         let missingSince = try row.decode(column: "missing_since_ms", as: Int64?.self)
+        let missingUntil = try row.decode(column: "missing_until_ms", as: Int64?.self)
         return Bike(
             id: try row.decode(column: "id", as: String.self),
             name: try row.decode(column: "name", as: String.self),
@@ -138,6 +154,7 @@ struct BikeStore: Sendable {
             missingSince: missingSince.map { Timestamp.format(milliseconds: $0) },
             createdAt: Timestamp.format(milliseconds: try row.decode(column: "created_ms", as: Int64.self)),
             updatedAt: Timestamp.format(milliseconds: try row.decode(column: "updated_ms", as: Int64.self)),
-            recoveryContact: try row.decode(column: "recovery_contact", as: String.self))
+            recoveryContact: try row.decode(column: "recovery_contact", as: String.self),
+            missingUntil: missingUntil.map { Timestamp.format(milliseconds: $0) })
     }
 }

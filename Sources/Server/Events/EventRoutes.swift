@@ -43,7 +43,7 @@ enum EventRoutes {
                             repeat {
                                 page = try await EventStore.events(account: account, after: lastID, limit: 100, database: state.database)
                                 for event in page {
-                                    try await writer.write(ByteBuffer(string: "id: \(event.id)\nevent: sighting\ndata: \(event.payload)\n\n"))
+                                    try await writer.write(ByteBuffer(string: "id: \(event.id)\nevent: \(event.kind)\ndata: \(event.payload)\n\n"))
                                     lastID = event.id
                                 }
                             } while page.count == 100

@@ -5,6 +5,8 @@ import SQLKit
 /// A stored event with its position in the owner's stream.
 struct StoredEvent: Sendable, Equatable {
     var id: Int64
+    /// The SSE event name: `sighting` or `sentinel`.
+    var kind: String
     var payload: String
 }
 
@@ -13,10 +15,12 @@ struct StoredEvent: Sendable, Equatable {
 enum EventStore {
     /// Appends an event and, when the owner has a webhook, queues its delivery. Call inside the sighting's
     /// transaction; after it commits, signal `Database.events` (PostgreSQL replicas are notified by the commit).
-    static func append(_ event: NotificationEvent, account: String, now: Int64, in db: any SQLDatabase) async throws {
+    static func append(_ event: some Encodable & Sendable, kind: String = "sighting", account: String, now: Int64,
+                       in db: any SQLDatabase) async throws {
         let payload = String(decoding: try JSONResponse.encoder.encode(event), as: UTF8.self)
         guard let id = try await db.raw("""
-            INSERT INTO events (account_id, payload, created_ms) VALUES (\(bind: account), \(bind: payload), \(bind: now))
+            INSERT INTO events (account_id, kind, payload, created_ms)
+            VALUES (\(bind: account), \(bind: kind), \(bind: payload), \(bind: now))
             RETURNING id
             """).first()?.decode(column: "id", as: Int64.self)
         else { throw StorageError.corruptRow("events insert returned no id") }
@@ -41,9 +45,9 @@ enum EventStore {
     static func events(account: String, after id: Int64, limit: Int, database: Database) async throws -> [StoredEvent] {
         try await database.withSession { db in
             try await db.raw("""
-                SELECT id, payload FROM events WHERE account_id = \(bind: account) AND id > \(bind: id)
+                SELECT id, kind, payload FROM events WHERE account_id = \(bind: account) AND id > \(bind: id)
                 ORDER BY id LIMIT \(bind: limit)
-                """).all().map { StoredEvent(id: try $0.decode(column: "id", as: Int64.self),
+                """).all().map { StoredEvent(id: try $0.decode(column: "id", as: Int64.self), kind: try $0.decode(column: "kind", as: String.self),
                                              payload: try $0.decode(column: "payload", as: String.self)) }
         }
     }

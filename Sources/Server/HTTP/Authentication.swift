@@ -39,7 +39,7 @@ struct BearerAuthenticator: AuthenticatorMiddleware {
         if token.hasPrefix(Tokens.sentinelPrefix) {
             guard let sentinel = try await SentinelStore(database: database).find(tokenDigest: digest) else { return nil }
             guard sentinel.revokedMilliseconds == nil else {
-                throw APIError(.forbidden, "revoked", "this sentinel was revoked; ask the operator to enrol it again")
+                throw APIError(.unauthorized, "revoked", "this sentinel was revoked; ask the operator to enrol it again")
             }
             return .sentinel(sentinel)
         }

@@ -71,13 +71,13 @@ struct NotificationDispatcher: Sendable {
         }
     }
 
-    /// One queue row per allowed channel (per subscription for push); returns how many.
+    /// One queue row per allowed channel (per subscription for push), of `only` when given; returns how many.
     @discardableResult
-    func queue(_ notification: OwnerNotification, now: Int64, in db: any SQLDatabase) async throws -> Int {
+    func queue(_ notification: OwnerNotification, only: Set<NotificationChannel>? = nil, now: Int64, in db: any SQLDatabase) async throws -> Int {
         let settings = try await Self.settings(accountID: notification.ownerId, in: db)
         let payload = try notification.json()
         var targets: [(NotificationChannel, String)] = []
-        for channel in NotificationChannel.allCases where channels.contains(channel) && settings.allows(channel) {
+        for channel in NotificationChannel.allCases where channels.contains(channel) && settings.allows(channel) && only?.contains(channel) != false {
             switch channel {
             case .push:
                 let subscriptions = try await db.raw("""

@@ -14,6 +14,10 @@ struct NotificationQueue: Sendable {
     let backoff: Backoff
     let logger: Logger
     let now: @Sendable () -> Int64
+    /// Ends missing periods that ran out and reminds their owners first; nil where a test drives it itself.
+    var missingExpiry: MissingExpiry? = nil
+    /// Alert mails about sentinels, sent in the same rounds (their own table: their readers need no account).
+    var alerts: SentinelAlertStore? = nil
 
     private struct Row: Sendable {
         var id: Int64
@@ -25,10 +29,13 @@ struct NotificationQueue: Sendable {
         var nextAttempt: Int64
     }
 
-    /// Sends what is due: windows that ended with events held back, bikes' date reminders, then queued rows.
+    /// Sends what is due: windows that ended with events held back, bikes' date reminders, missing periods
+    /// ending or ended, then queued rows.
     func deliverDue() async throws {
         try await dispatcher.flushDue(now: now(), database: database)
         try await BikeDateStore(database: database).remindDue(now: now(), dispatcher: dispatcher)
+        try await missingExpiry?.run(now: now())
+        try await alerts?.deliverDue()
         let channels = senders.keys.map(\.rawValue)
         guard !channels.isEmpty else { return }
         let time = now()

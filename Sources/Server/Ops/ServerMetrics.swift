@@ -24,6 +24,11 @@ public struct ServerMetrics: Sendable {
                              helpText: "Time to answer, by route template and method.")
     }
 
+    static var sentinels: MetricNameDescriptor {
+        MetricNameDescriptor(metricName: "bikebeacon_sentinels", unitName: "",
+                             helpText: "Enrolled sentinels by state (listening, degraded, silent, retired).")
+    }
+
     public init() {
         registry = PrometheusCollectorRegistry()
     }
@@ -31,6 +36,12 @@ public struct ServerMetrics: Sendable {
     func countSightings(accepted: Int, duplicates: Int, rejected: Int) {
         for (outcome, count) in [("accepted", accepted), ("duplicate", duplicates), ("rejected", rejected)] {
             registry.makeCounter(descriptor: Self.sightings, labels: [("outcome", outcome)]).increment(by: Int64(count))
+        }
+    }
+
+    func sentinels(_ counts: [SentinelState: Int]) {
+        for state in SentinelState.allCases {
+            registry.makeGauge(descriptor: Self.sentinels, labels: [("state", state.rawValue)]).set(to: Double(counts[state] ?? 0))
         }
     }
 

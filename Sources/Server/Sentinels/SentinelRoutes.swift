@@ -1,5 +1,6 @@
 import BikebeaconAPI
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// What sentinels call: the missing list (with ETag and deltas) and sighting batches.
@@ -8,7 +9,12 @@ enum SentinelRoutes {
 
     static func add(to router: RouterGroup<AppContext>, state: ServerState) {
         router.get("/v1/missing") { request, context in
-            _ = try context.sentinel()
+            let sentinel = try context.sentinel()
+            // The heartbeat first: it is stored even when the list cannot be served.
+            if let text = request.headers[heartbeatHeader] {
+                let notified = try await state.sentinelHealth.record(try heartbeat(text), from: sentinel, now: state.now)
+                await state.database.events.signal(accounts: notified)
+            }
             if let sinceText = request.uri.queryParameters.get("since") {
                 guard let since = Int64(sinceText), since >= 0 else { throw APIError.invalid("'since' must be a list version (an integer ≥ 0)") }
                 if let delta = try await state.missingList.delta(since: since) {
@@ -40,6 +46,27 @@ enum SentinelRoutes {
             state.metrics.countSightings(accepted: result.accepted, duplicates: result.duplicates, rejected: rejected.count)
             return try JSONResponse.make(SightingResult(accepted: result.accepted, duplicates: result.duplicates, rejected: rejected))
         }
+    }
+
+    static let heartbeatHeader = HTTPField.Name(SentinelHeartbeat.headerName)!
+
+    /// The heartbeat header's value, or a 400 (`invalid_heartbeat`) naming the field at fault. The
+    /// sentinel is the token's: the value cannot name another one, and fields it does not know are ignored.
+    static func heartbeat(_ text: String) throws(APIError) -> SentinelHeartbeat {
+        func refuse(_ why: String) -> APIError {
+            APIError(.badRequest, "invalid_heartbeat", "the \(SentinelHeartbeat.headerName) header \(why): the list is served when the header is left out")
+        }
+        guard text.utf8.count <= SentinelHeartbeat.maxHeaderBytes else { throw refuse("is longer than \(SentinelHeartbeat.maxHeaderBytes) bytes") }
+        let beat: SentinelHeartbeat
+        do {
+            beat = try JSONDecoder().decode(SentinelHeartbeat.self, from: Data(text.utf8))
+        } catch let error as DecodingError {
+            throw refuse("is not the expected JSON: \(ErrorMiddleware<AppContext>.describe(error))")
+        } catch {
+            throw refuse("is not JSON")
+        }
+        if let (field, problem) = HeartbeatLimits.violation(in: beat) { throw refuse("field '\(field)' \(problem)") }
+        return beat
     }
 
     /// `If-None-Match` holds `*` or a comma-separated list of entity tags (weak ones never match strongly).

@@ -1,4 +1,5 @@
 import Foundation
+import Mail
 import SQLKit
 
 /// An enrolled sentinel: where it stands (every sighting it reports without a position of its own is
@@ -35,7 +36,9 @@ public struct SentinelStore: Sendable {
     /// Enrols a sentinel and returns it with its token; the token is shown once and stored only as a digest.
     /// Without latitude and longitude it is a roaming sentinel: its sightings carry their own position.
     /// With `ownerEmail` it is that owner's home sentinel: on their request ("Find my tag") it tells them the tags it hears.
-    public func add(name: String, latitude: Double?, longitude: Double?, ownerEmail: String? = nil, now: Int64) async throws -> (Sentinel, token: String) {
+    /// With `hostEmail`, whoever hosts it (the cafe) is mailed when it stops listening and when it recovers.
+    public func add(name: String, latitude: Double?, longitude: Double?, ownerEmail: String? = nil, hostEmail: String? = nil,
+                    now: Int64) async throws -> (Sentinel, token: String) {
         let name = name.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty, name.count <= 100 else { throw SentinelError.invalid("a sentinel needs a name of 1 to 100 characters") }
         guard (latitude == nil) == (longitude == nil) else {
@@ -43,6 +46,8 @@ public struct SentinelStore: Sendable {
         }
         if let latitude, !(latitude.isFinite && (-90...90).contains(latitude)) { throw SentinelError.invalid("latitude must be between -90 and 90") }
         if let longitude, !(longitude.isFinite && (-180...180).contains(longitude)) { throw SentinelError.invalid("longitude must be between -180 and 180") }
+        let host = hostEmail?.trimmingCharacters(in: .whitespaces).lowercased()
+        if let host, !MailAddress.isPlausible(host) { throw SentinelError.invalid("'\(host)' is not an e-mail address (the host's contact)") }
         let token = Tokens.make(prefix: Tokens.sentinelPrefix)
         let sentinel = Sentinel(id: Tokens.id(), name: name, latitude: latitude, longitude: longitude,
                                 createdMilliseconds: now, revokedMilliseconds: nil)
@@ -60,9 +65,9 @@ public struct SentinelStore: Sendable {
             }
             // A roaming sentinel's place columns (NOT NULL since the first schema) hold 0 and are never read.
             try await db.raw("""
-                INSERT INTO sentinels (id, name, token_hash, latitude, longitude, roaming, revoked_ms, created_ms, owner_id)
+                INSERT INTO sentinels (id, name, token_hash, latitude, longitude, roaming, revoked_ms, created_ms, owner_id, host_email)
                 VALUES (\(bind: sentinel.id), \(bind: name), \(bind: Tokens.digest(token)), \(bind: latitude ?? 0),
-                  \(bind: longitude ?? 0), \(bind: latitude == nil ? 1 : 0), NULL, \(bind: now), \(bind: owner))
+                  \(bind: longitude ?? 0), \(bind: latitude == nil ? 1 : 0), NULL, \(bind: now), \(bind: owner), \(bind: host))
                 """).run()
         }
         return (sentinel, token)
@@ -75,13 +80,16 @@ public struct SentinelStore: Sendable {
     }
 
     /// Revokes the sentinel: its token stops working at once. Its past sightings stay.
+    /// Its health turns retired.
     public func revoke(name: String, now: Int64) async throws {
-        try await database.transaction { db in
-            guard try await db.raw("SELECT id FROM sentinels WHERE name = \(bind: name)").first() != nil else {
+        let id = try await database.transaction { db in
+            guard let row = try await db.raw("SELECT id FROM sentinels WHERE name = \(bind: name)").first() else {
                 throw SentinelError.notFound(name)
             }
             try await db.raw("UPDATE sentinels SET revoked_ms = \(bind: now) WHERE name = \(bind: name) AND revoked_ms IS NULL").run()
+            return try row.decode(column: "id", as: String.self)
         }
+        try await SentinelHealthStore(database: database).retire(sentinelID: id, now: now)
     }
 
     /// Issues a new token and voids the old one at once (a leaked config, a stolen SD card); the

@@ -162,6 +162,57 @@ enum Migrations {
               count BIGINT NOT NULL, heard_ms BIGINT NOT NULL, PRIMARY KEY (sentinel_id, beacon_uuid, beacon_major, beacon_minor))
             """,
         ]),
+        // A bike stays missing for a period unless renewed (#35): when it ends, and whether the owner was reminded.
+        // Version 95: parallel branches add steps in the 70s, 80s and 90s.
+        common(95, [
+            "ALTER TABLE bikes ADD COLUMN missing_until_ms BIGINT",
+            "ALTER TABLE bikes ADD COLUMN missing_reminded_ms BIGINT",
+        ]),
+        // Sentinel health (#34): each sentinel's last heartbeat with the state judged from it (one row,
+        // updated in place), every change of state, and the event kind on owners' streams.
+        Step(
+            version: 70,
+            sqlite: [
+                """
+                CREATE TABLE sentinel_transitions (id INTEGER PRIMARY KEY AUTOINCREMENT,
+                  sentinel_id TEXT NOT NULL REFERENCES sentinels(id) ON DELETE CASCADE, from_state TEXT, to_state TEXT NOT NULL,
+                  reason TEXT NOT NULL, at_ms BIGINT NOT NULL)
+                """,
+            ] + sentinelHealthTables,
+            postgres: [
+                """
+                CREATE TABLE sentinel_transitions (id BIGSERIAL PRIMARY KEY,
+                  sentinel_id TEXT NOT NULL REFERENCES sentinels(id) ON DELETE CASCADE, from_state TEXT, to_state TEXT NOT NULL,
+                  reason TEXT NOT NULL, at_ms BIGINT NOT NULL)
+                """,
+            ] + sentinelHealthTables
+        ),
+        // Sentinel alerts (#34): a sentinel's host contact, which alert was last told (the claim), and the
+        // alert mails to hosts, home owners and the operator (addresses without an account, so not
+        // notification_deliveries, whose rows belong to an account), delivered by the same worker.
+        Step(
+            version: 71,
+            sqlite: [
+                """
+                CREATE TABLE sentinel_alerts (id INTEGER PRIMARY KEY AUTOINCREMENT,
+                  sentinel_id TEXT NOT NULL REFERENCES sentinels(id) ON DELETE CASCADE, address TEXT NOT NULL, payload TEXT NOT NULL,
+                  attempts BIGINT NOT NULL, next_attempt_ms BIGINT NOT NULL, delivered_ms BIGINT, failed_ms BIGINT, last_error TEXT,
+                  created_ms BIGINT NOT NULL)
+                """,
+            ] + sentinelAlertColumns,
+            postgres: [
+                """
+                CREATE TABLE sentinel_alerts (id BIGSERIAL PRIMARY KEY,
+                  sentinel_id TEXT NOT NULL REFERENCES sentinels(id) ON DELETE CASCADE, address TEXT NOT NULL, payload TEXT NOT NULL,
+                  attempts BIGINT NOT NULL, next_attempt_ms BIGINT NOT NULL, delivered_ms BIGINT, failed_ms BIGINT, last_error TEXT,
+                  created_ms BIGINT NOT NULL)
+                """,
+            ] + sentinelAlertColumns
+        ),
+        // Operator accounts (#34): owners who may also see the whole network.
+        common(72, [
+            "CREATE TABLE operators (account_id TEXT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE, created_ms BIGINT NOT NULL)",
+        ]),
         // Log-in attempts claimed before bcrypt, with their client address (#35, `LoginGuard`). Version 80: parallel
         // branches add steps too. The old rows (the last five minutes' failures, without a client) are not worth keeping.
         common(80, [
@@ -171,6 +222,22 @@ enum Migrations {
             "CREATE INDEX login_attempts_client ON login_attempts (client, time_ms)",
             "CREATE INDEX login_attempts_time ON login_attempts (time_ms)",
         ]),
+    ]
+
+    /// Sentinel health, beside `sentinel_transitions` (whose id column differs by flavour).
+    static let sentinelHealthTables = [
+        "CREATE INDEX sentinel_transitions_sentinel ON sentinel_transitions (sentinel_id, id)",
+        """
+        CREATE TABLE sentinel_health (sentinel_id TEXT PRIMARY KEY REFERENCES sentinels(id) ON DELETE CASCADE,
+          heartbeat TEXT NOT NULL, received_ms BIGINT NOT NULL, state TEXT NOT NULL, reason TEXT NOT NULL, state_ms BIGINT NOT NULL)
+        """,
+        "ALTER TABLE events ADD COLUMN kind TEXT NOT NULL DEFAULT 'sighting'",
+    ]
+
+    static let sentinelAlertColumns = [
+        "CREATE INDEX sentinel_alerts_due ON sentinel_alerts (next_attempt_ms)",
+        "ALTER TABLE sentinels ADD COLUMN host_email TEXT",
+        "ALTER TABLE sentinel_health ADD COLUMN alerted TEXT",
     ]
 
     /// Password-reset and email-verification tokens (#9, email). Version 30: see step 20.

@@ -102,12 +102,18 @@ wait_metric() {
   return 1
 }
 
+# uptime: seconds since boot, the clock that does not step.
+uptime() { cut -d' ' -f1 /proc/uptime; }
+
+# since START: seconds from the uptime START to now, one decimal.
+since() { awk -v a="$(uptime)" -v b="$1" 'BEGIN { printf "%.1f", a - b }'; }
+
 # resumed WHAT: after a fault, how long until the sentinel scans again (its log says so) and until it
-# counts an advertisement again; marks both. Over BlueZ the first report can take one discovery
-# cycle more: with the controller's duplicate filter on, the kernel reports a tag once per cycle.
+# counts a report of the followed tag again (a missing bike's advertisement: bikebeacon_matches_total);
+# marks both. "Resumed" is that report, not the log line.
 resumed() {
   start=$(cut -d' ' -f1 /proc/uptime)
-  before=$(metric bikebeacon_advertisements_total)
+  before=$(metric bikebeacon_matches_total)
   before=${before:-0}
   scanning="" counted=""
   while [ -z "$counted" ] || [ -z "$scanning" ]; do
@@ -117,7 +123,7 @@ resumed() {
       grep -Eq 'scanning for iBeacons|scanning.*source=live|\[Sentinel\] scanning|raw HCI scan started'; then
       scanning=$took
     fi
-    value=$(metric bikebeacon_advertisements_total)
+    value=$(metric bikebeacon_matches_total)
     # A restarted sentinel counts from zero.
     [ -z "$value" ] || [ "${value%.*}" -ge "${before%.*}" ] 2>/dev/null || before=0
     if [ -z "$counted" ] && [ -n "$value" ] && [ "${value%.*}" -gt "${before%.*}" ] 2>/dev/null; then counted=$took; fi
@@ -160,4 +166,91 @@ save_journal() {
   journalctl -b -u bikebeacon-sentinel -o short-iso-precise --no-pager >"$out/$1-journal.txt" 2>&1 || true
   # The same lines on the clock that does not step (seconds since boot, as the marks' uptime).
   journalctl -b -u bikebeacon-sentinel -o short-monotonic --no-pager >"$out/$1-journal-monotonic.txt" 2>&1 || true
+}
+
+# hardening NAME: the running sentinel's credentials and sandbox as the kernel and systemd see them,
+# for the host to assert (NAME-status.txt from /proc/PID/status, NAME-unit.txt from systemctl show).
+hardening() {
+  pid=$(systemctl show -p MainPID --value bikebeacon-sentinel)
+  [ "${pid:-0}" -gt 0 ] || { problem "hardening $1: the sentinel is not running"; return 0; }
+  grep -E '^(Uid|Gid|Groups|NoNewPrivs|Seccomp|CapInh|CapPrm|CapEff|CapBnd|CapAmb):' "/proc/$pid/status" >"$out/hardening-$1-status.txt"
+  echo "User=$(id -u bikebeacon)" >>"$out/hardening-$1-status.txt"
+  systemctl show bikebeacon-sentinel -p User -p NoNewPrivileges -p ProtectSystem -p ProtectHome -p PrivateDevices \
+    -p RestrictAddressFamilies -p CapabilityBoundingSet -p AmbientCapabilities -p SystemCallFilter >"$out/hardening-$1-unit.txt"
+}
+
+# rate WHAT SECONDS: reports of the followed tag the sentinel counted per second over SECONDS, beside
+# the LE advertising reports the controller gave the host (btmon on hci0) in the same window.
+rate() {
+  btmon -i hci0 >"/run/field-rate.txt" 2>/dev/null &
+  monitor_pid=$!
+  sleep 1
+  first=$(metric bikebeacon_matches_total)
+  start=$(uptime)
+  sleep "$2"
+  last=$(metric bikebeacon_matches_total)
+  took=$(since "$start")
+  kill "$monitor_pid" 2>/dev/null || true
+  wait "$monitor_pid" 2>/dev/null || true
+  seen=$(grep -cE 'LE (Extended )?Advertising Report' /run/field-rate.txt || true)
+  mark "rate over $1: $(awk -v n="$((${last%.*} - ${first%.*}))" -v t="$took" 'BEGIN { printf "%.1f", n / t }') reports/s counted by the sentinel, $(awk -v n="$seen" -v t="$took" 'BEGIN { printf "%.1f", n / t }') LE advertising reports/s on hci0 (btmon), over ${took}s"
+}
+
+# departure WHAT: the followed bike's tag goes off the air (the tag advertises another major); how long
+# until the sentinel logs it departed. Then the tag comes back.
+departure() {
+  cursor
+  start=$(uptime)
+  tag $((MAJOR + 1)) "$MINOR" -59 -60
+  mark "departure over $1: tag off"
+  i=0
+  until journalctl -u bikebeacon-sentinel --after-cursor="$CURSOR" -o cat --no-pager 2>/dev/null | grep -q 'event=departed'; do
+    i=$((i + 1))
+    [ "$i" -lt 900 ] || { problem "departure over $1: no departed sighting within 180 s"; break; }
+    sleep 0.2
+  done
+  mark "departure over $1: departed logged $(since "$start")s after the tag went off"
+  tag "$MAJOR" "$MINOR" -59 -60
+}
+
+# sigkill_bluetoothd WHAT: kills bluetoothd with SIGKILL within moments of the kernel starting a
+# discovery (btmon shows the mgmt Discovering event), so that the dead daemon's discovery outlives
+# it; marks when bluetoothd is back (on the bus, hci0 powered) and when the sentinel counts a report
+# of the tag after that. btmon's view of the whole stretch is kept as sigkill-N-btmon.txt.
+sigkill_bluetoothd() {
+  n=$(($(ls "$out"/sigkill-*-btmon.txt 2>/dev/null | wc -l) + 1))
+  trace="$out/sigkill-$n-btmon.txt"
+  stdbuf -oL btmon -i hci0 >"$trace" 2>/dev/null &
+  monitor_pid=$!
+  i=0
+  # The sentinel's filtered discovery is started again every LE scan period (10.24 s).
+  until grep -q 'Discovery: Enabled' "$trace" 2>/dev/null; do
+    i=$((i + 1))
+    [ "$i" -lt 400 ] || { kill "$monitor_pid"; problem "$1: btmon saw no discovery start within 40 s"; return 0; }
+    sleep 0.1
+  done
+  old=$(pgrep -x bluetoothd || true)
+  [ -n "$old" ] || { kill "$monitor_pid"; problem "$1: bluetoothd is not running"; return 0; }
+  kill -9 "$old"
+  start=$(uptime)
+  mark "fault: $1 (bluetoothd $old killed by SIGKILL just after a discovery start)"
+  back=""
+  i=0
+  until [ -n "$back" ]; do
+    new=$(pgrep -x bluetoothd || true)
+    if [ -n "$new" ] && [ "$new" != "$old" ] && powered hci0; then back=$(uptime); fi
+    i=$((i + 1))
+    [ "$i" -lt 600 ] || { kill "$monitor_pid"; problem "$1: bluetoothd did not come back within 120 s"; return 0; }
+    sleep 0.2
+  done
+  before=$(metric bikebeacon_matches_total)
+  i=0
+  until [ "$(metric bikebeacon_matches_total | cut -d. -f1)" -gt "${before%.*}" ] 2>/dev/null; do
+    i=$((i + 1))
+    [ "$i" -lt 300 ] || { kill "$monitor_pid"; problem "$1: the sentinel heard the tag not within 60 s of bluetoothd's return"; return 0; }
+    sleep 0.2
+  done
+  heard=$(uptime)
+  kill "$monitor_pid" 2>/dev/null || true
+  mark "resumed after $1: bluetoothd back $(awk -v a="$back" -v b="$start" 'BEGIN { printf "%.1f", a - b }')s after the kill, tag heard $(awk -v a="$heard" -v b="$back" 'BEGIN { printf "%.1f", a - b }')s after its return"
 }

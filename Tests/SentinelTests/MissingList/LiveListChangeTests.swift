@@ -6,33 +6,6 @@ import Testing
 import TestSupport
 @testable import Sentinel
 
-/// A radio stand-in: advertises the beacons currently "in range" every 0.2 s (one batch), stamped with the
-/// wall clock, like a live scanner.
-final class FakeRadio: Scanning.Scanner, @unchecked Sendable {
-    private let lock = NSLock()
-    private var audible: Set<BeaconID> = []
-
-    func setAudible(_ beacons: Set<BeaconID>) { lock.withLock { audible = beacons } }
-
-    func advertisementBatches() -> AsyncThrowingStream<[Advertisement], any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                while !Task.isCancelled {
-                    let heard = self.lock.withLock({ self.audible }).map { beacon in
-                        Advertisement(beacon: beacon, rssi: -62, measuredPower: -59, address: nil, time: Date().timeIntervalSince1970)
-                    }
-                    if !heard.isEmpty { continuation.yield(heard) }
-                    try? await Task.sleep(for: .milliseconds(200))
-                }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
-    }
-
-    func counts() async -> ScanCounts { ScanCounts() }
-}
-
 /// The live sentinel (in this process, wall clock, list refreshed every second) against the real
 /// server while the owner changes the missing list.
 @Suite(.enabled(if: ServerHarness.isAvailable, "needs the bikebeacon-server executable (build the server target)"))

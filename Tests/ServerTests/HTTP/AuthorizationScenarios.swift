@@ -28,13 +28,13 @@ enum AuthorizationScenarios {
             let tokens: [Caller: String] = [.ownerA: ownerA, .ownerB: ownerB, .sentinel: sentinel, .revoked: revoked]
 
             let ownerOnly: (HTTPResponse.Status) -> [Caller: HTTPResponse.Status] = { ok in
-                [.ownerA: ok, .ownerB: .notFound, .sentinel: .forbidden, .anonymous: .unauthorized, .revoked: .forbidden]
+                [.ownerA: ok, .ownerB: .notFound, .sentinel: .forbidden, .anonymous: .unauthorized, .revoked: .unauthorized]
             }
             let anyOwner: (HTTPResponse.Status) -> [Caller: HTTPResponse.Status] = { ok in
-                [.ownerA: ok, .ownerB: ok, .sentinel: .forbidden, .anonymous: .unauthorized, .revoked: .forbidden]
+                [.ownerA: ok, .ownerB: ok, .sentinel: .forbidden, .anonymous: .unauthorized, .revoked: .unauthorized]
             }
             let sentinelOnly: [Caller: HTTPResponse.Status] =
-                [.ownerA: .forbidden, .ownerB: .forbidden, .sentinel: .ok, .anonymous: .unauthorized, .revoked: .forbidden]
+                [.ownerA: .forbidden, .ownerB: .forbidden, .sentinel: .ok, .anonymous: .unauthorized, .revoked: .unauthorized]
             let rows: [Row] = [
                 Row(method: .get, path: "/v1/bikes/\(bike.id)", expected: ownerOnly(.ok)),
                 Row(method: .patch, path: "/v1/bikes/\(bike.id)", body: #"{"notes":"x"}"#, expected: ownerOnly(.ok)),
@@ -65,7 +65,7 @@ enum AuthorizationScenarios {
             let disguised = "bbo_" + sentinel.dropFirst("bbs_".count)
             expectError(try await client.send(.get, "/v1/missing", token: disguised), .unauthorized, "unauthenticated")
             let revokedResponse = try await client.send(.get, "/v1/missing", token: revoked)
-            expectError(revokedResponse, .forbidden, "revoked")
+            expectError(revokedResponse, .unauthorized, "revoked")
         }
     }
 }

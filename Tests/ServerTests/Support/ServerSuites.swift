@@ -23,6 +23,8 @@ struct SQLiteServerTests {
     @Test func cookieSessions() async throws { try await SessionScenarios.cookieSessions(.sqlite) }
     @Test func bikes() async throws { try await BikeScenarios.crud(.sqlite) }
     @Test func bikesPerAccount() async throws { try await BikeScenarios.bikesPerAccount(.sqlite) }
+    @Test func missingPeriod() async throws { try await MissingPeriodScenarios.endsUnlessRenewed(.sqlite) }
+    @Test func missingPeriodForOlderReports() async throws { try await MissingPeriodScenarios.olderReportsGetAPeriod(.sqlite) }
     @Test func beaconTakenIsNoOracle() async throws { try await BikeScenarios.beaconTakenIsNoOracle(.sqlite) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.sqlite) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.sqlite) }
@@ -51,6 +53,13 @@ struct SQLiteServerTests {
     @Test func beaconPaste() async throws { try await BeaconPasteScenarios.parse(.sqlite) }
     @Test func bikeDates() async throws { try await DateScenarios.reminders(.sqlite) }
     @Test func findMyTag() async throws { try await NearbyScenarios.findMyTag(.sqlite) }
+    @Test func sentinelHealth() async throws { try await HeartbeatScenarios.statesAndTransitions(.sqlite) }
+    @Test func badHeartbeats() async throws { try await HeartbeatScenarios.badHeartbeats(.sqlite) }
+    @Test func sentinelTransitionOnceAcrossReplicas() async throws { try await HeartbeatScenarios.oneTransitionAcrossReplicas(.sqlite) }
+    @Test func sentinelStatesAfterRestart() async throws { try await HeartbeatScenarios.recomputedAfterRestart(.sqlite) }
+    @Test func sentinelAlerts() async throws { try await AlertScenarios.silentThenRecovered(.sqlite) }
+    @Test func sentinelAlertsPushHomeOwner() async throws { try await AlertScenarios.homeOwnerPush(.sqlite) }
+    @Test func operatorNetworkView() async throws { try await NetworkScenarios.operatorView(.sqlite) }
 }
 
 @Suite("Server on PostgreSQL", .enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
@@ -75,6 +84,8 @@ struct PostgresServerTests {
     @Test func cookieSessions() async throws { try await SessionScenarios.cookieSessions(.postgres) }
     @Test func bikes() async throws { try await BikeScenarios.crud(.postgres) }
     @Test func bikesPerAccount() async throws { try await BikeScenarios.bikesPerAccount(.postgres) }
+    @Test func missingPeriod() async throws { try await MissingPeriodScenarios.endsUnlessRenewed(.postgres) }
+    @Test func missingPeriodForOlderReports() async throws { try await MissingPeriodScenarios.olderReportsGetAPeriod(.postgres) }
     @Test func beaconTakenIsNoOracle() async throws { try await BikeScenarios.beaconTakenIsNoOracle(.postgres) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.postgres) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.postgres) }
@@ -103,4 +114,11 @@ struct PostgresServerTests {
     @Test func beaconPaste() async throws { try await BeaconPasteScenarios.parse(.postgres) }
     @Test func bikeDates() async throws { try await DateScenarios.reminders(.postgres) }
     @Test func findMyTag() async throws { try await NearbyScenarios.findMyTag(.postgres) }
+    @Test func sentinelHealth() async throws { try await HeartbeatScenarios.statesAndTransitions(.postgres) }
+    @Test func badHeartbeats() async throws { try await HeartbeatScenarios.badHeartbeats(.postgres) }
+    @Test func sentinelTransitionOnceAcrossReplicas() async throws { try await HeartbeatScenarios.oneTransitionAcrossReplicas(.postgres) }
+    @Test func sentinelStatesAfterRestart() async throws { try await HeartbeatScenarios.recomputedAfterRestart(.postgres) }
+    @Test func sentinelAlerts() async throws { try await AlertScenarios.silentThenRecovered(.postgres) }
+    @Test func sentinelAlertsPushHomeOwner() async throws { try await AlertScenarios.homeOwnerPush(.postgres) }
+    @Test func operatorNetworkView() async throws { try await NetworkScenarios.operatorView(.postgres) }
 }

@@ -7,9 +7,13 @@ enum NotificationEmail {
     static func message(_ notification: OwnerNotification, to address: String, options: MailOptions, deliveryID: Int64,
                         now: Int64) -> MailMessage {
         let bikeLink = "\(options.publicURL)/#bike=\(notification.bikeId)"
-        var facts: [(String, String)] = notification.event == .reminder
-            ? [("What", notification.dateName ?? ""), ("Due", notification.due ?? "")]
-            : [("When", notification.time)]
+        var facts: [(String, String)]
+        switch notification.event {
+        case .reminder: facts = [("What", notification.dateName ?? ""), ("Due", notification.due ?? "")]
+        case .missingEnding: facts = [("On the missing list until", notification.due ?? "")]
+        case .missingEnded: facts = [("Off the missing list since", notification.due ?? "")]
+        default: facts = [("When", notification.time)]
+        }
         if let place = notification.place { facts.append(("Where", place)) }
         if let zone = notification.zone { facts.append(("How close", zone)) }
         var mapLink: String?
@@ -18,15 +22,20 @@ enum NotificationEmail {
         }
         let summary = notification.count > 1
             ? "This sums up \(notification.count) events in the last few minutes; this is the latest." : nil
-        let closing = (notification.event == .reminder
-            ? "You get this because you asked to be reminded of this date; change or delete it on the bike's page."
-            : "You get this because your bike is marked missing.") + " Turn email notifications off in the dashboard's settings."
+        let closing: String
+        switch notification.event {
+        case .reminder: closing = "You get this because you asked to be reminded of this date; change or delete it on the bike's page."
+        case .missingEnding: closing = "A bike stays on the missing list for a limited time, so that no tag can be followed for good. If it is still missing, mark it missing again on the bike's page to renew it."
+        case .missingEnded: closing = "A bike stays on the missing list for a limited time, so that no tag can be followed for good. If it is still missing, mark it missing again on the bike's page."
+        default: closing = "You get this because your bike is marked missing."
+        }
+        let footer = closing + " Turn email notifications off in the dashboard's settings."
 
         var text = [notification.headline + ".", ""]
         if let summary { text += [summary, ""] }
         text += facts.map { "\($0.0): \($0.1)" }
         if let mapLink { text.append("Map: \(mapLink)") }
-        text += ["", "Open the bike in bikebeacon: \(bikeLink)", "", "-- ", closing]
+        text += ["", "Open the bike in bikebeacon: \(bikeLink)", "", "-- ", footer]
 
         var html = ["<!DOCTYPE html>", "<html><body style=\"font-family: sans-serif\">",
                     "<h1 style=\"font-size: 1.3em\">\(escape(notification.headline))</h1>"]
@@ -36,7 +45,7 @@ enum NotificationEmail {
         html.append("</table>")
         if let mapLink { html.append("<p><a href=\"\(escape(mapLink))\">Show on the map</a></p>") }
         html += ["<p><a href=\"\(escape(bikeLink))\">Open \(escape(notification.bikeName)) in bikebeacon</a></p>",
-                 "<p style=\"color: #666; font-size: 0.85em\">\(escape(closing))</p>", "</body></html>"]
+                 "<p style=\"color: #666; font-size: 0.85em\">\(escape(footer))</p>", "</body></html>"]
 
         return MailMessage(from: options.from, to: [MailAddress(address)], subject: notification.headline,
                            text: text.joined(separator: "\n"), html: html.joined(separator: "\n"), dateMilliseconds: now,

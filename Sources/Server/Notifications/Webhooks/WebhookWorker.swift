@@ -63,6 +63,8 @@ struct WebhookWorker: Service {
                   SELECT MIN(next_attempt_ms) AS next FROM notification_deliveries WHERE delivered_ms IS NULL AND failed_ms IS NULL
                   UNION ALL
                   SELECT MIN(remind_ms) AS next FROM bike_dates WHERE reminder = 'scheduled'
+                  UNION ALL
+                  SELECT MIN(next_attempt_ms) AS next FROM sentinel_alerts WHERE delivered_ms IS NULL AND failed_ms IS NULL
                 ) pending
                 """).first()?.decode(column: "next", as: Int64?.self)
         }

@@ -200,10 +200,14 @@ function renderBikes() {
       el("p", { class: "bike-meta" }, colour, colour && description ? " · " : "", description,
         bike.frameNumber ? ` · frame ${bike.frameNumber}` : ""),
       el("p", { class: "beacon", text: beaconText(bike.beacon) }),
+      bike.missing && bike.missingUntil ? el("p", { class: "bike-meta", "data-missing-until": bike.missingUntil,
+        text: `On the missing list until ${new Date(bike.missingUntil).toLocaleDateString()}; renew it while the bike is still missing` }) : null,
       el("div", { class: "actions" },
         el("button", { type: "button", class: bike.missing ? "secondary" : "danger", "data-action": bike.missing ? "recovered" : "missing",
           "aria-label": `${bike.missing ? "Mark recovered" : "Mark missing"}: ${bike.name}`, text: bike.missing ? "Mark recovered" : "Mark missing",
           onclick: () => setMissing(bike, !bike.missing) }),
+        bike.missing ? el("button", { type: "button", class: "secondary", "data-action": "renew", "aria-label": `Renew the missing report: ${bike.name}`,
+          text: "Renew", onclick: () => renewMissing(bike) }) : null,
         el("button", { type: "button", class: "secondary", "data-action": "sightings", "aria-label": `Sightings of ${bike.name}`, text: "Sightings",
           onclick: () => selectBike(bike.id) }),
         el("button", { type: "button", class: "secondary", "data-action": "edit", "aria-label": `Edit ${bike.name}`, text: "Edit",
@@ -222,6 +226,16 @@ async function setMissing(bike, missing) {
     showRecovered(bike);
     const again = document.querySelector(`[data-bike="${CSS.escape(updated.id)}"] [data-action="${missing ? "recovered" : "missing"}"]`);
     if (again) again.focus();
+  } catch (error) { $("bikes-error").textContent = error.message; }
+}
+
+/** Another period on the missing list, from now (it ends by itself, so no tag is followed for good). */
+async function renewMissing(bike) {
+  $("bikes-error").textContent = "";
+  try {
+    const updated = await api("POST", `/v1/bikes/${encodeURIComponent(bike.id)}/missing`);
+    state.bikes = state.bikes.map((b) => (b.id === updated.id ? updated : b));
+    renderBikes();
   } catch (error) { $("bikes-error").textContent = error.message; }
 }
 

@@ -73,8 +73,17 @@ function notificationText(push) {
     departed: `${bike} left ${place}`,
     recovered: `${bike} was marked recovered`,
     reminder: `${bike}: ${push.dateName || "a date"} is due on ${push.due || "a day you set"}`,
+    missingEnding: `${bike} leaves the missing list on ${push.due || "a day soon"} unless you renew it`,
+    missingEnded: `${bike} is no longer on the missing list: it was not renewed`,
+    sentinelDown: `Your sentinel ${place} stopped listening`,
+    sentinelUp: `Your sentinel ${place} is listening again`,
   }[push.event] || `${bike} was seen at ${place}`;
   if (push.event === "reminder") return { title, body: "Open the bike to change the date or its reminder" };
+  if (push.event === "missingEnding" || push.event === "missingEnded") {
+    return { title, body: "If it is still missing, mark it missing again on the bike's page" };
+  }
+  if (push.event === "sentinelDown") return { title, body: push.reason || "Check its power and network" };
+  if (push.event === "sentinelUp") return { title, body: "It hears the street again" };
   const time = push.time ? new Date(push.time) : null;
   const parts = [];
   if (push.count > 1) parts.push(`${push.count} events`);

@@ -1,0 +1,68 @@
+import Foundation
+import BikebeaconAPI
+
+/// The operator's view of sentinel health, as `sentinels list` and `sentinels show` print it.
+/// Pure: the rows and `now` in, lines out.
+public enum SentinelHealthReport {
+    public static let listHeader = "name\tlatitude\tlongitude\tstatus\tstate\tsince\theartbeat\tversion\treports/min\toutbox\tclock\treason"
+
+    /// One line per sentinel. A revoked sentinel is retired and one never heard from silent, whatever
+    /// is stored; the state is the one the server recorded (its sweep keeps it current while it runs).
+    public static func listLine(_ sentinel: Sentinel, _ health: SentinelHealthRecord?, now: Int64) -> String {
+        let place = sentinel.latitude.flatMap { latitude in sentinel.longitude.map { "\(latitude)\t\($0)" } } ?? "roaming\troaming"
+        let status = sentinel.revokedMilliseconds == nil ? "active" : "revoked"
+        guard let health else {
+            let (state, reason) = sentinel.revokedMilliseconds == nil ? ("silent", "no heartbeat yet") : ("retired", "revoked by the operator")
+            return "\(sentinel.name)\t\(place)\t\(status)\t\(state)\t-\tnever\t-\t-\t-\t-\t\(reason)"
+        }
+        let beat = health.heartbeat
+        let perMinute = beat.intervalSeconds > 0 ? Int((Double(beat.reports) * 60 / beat.intervalSeconds).rounded()) : beat.reports
+        let outbox = "\(beat.outboxDepth)" + (beat.outboxOldestAgeSeconds.map { " (oldest \(Duration.words(seconds: $0)))" } ?? "")
+        let clock = beat.clockOffsetSeconds.map { String(format: "%+.0f s", $0) } ?? "-"
+        return [sentinel.name, place, status, health.state.rawValue, Timestamp.format(milliseconds: health.stateMilliseconds),
+                ago(health.receivedMilliseconds, now: now), beat.version, "\(perMinute)", outbox, clock,
+                health.reason.isEmpty ? "-" : health.reason].joined(separator: "\t")
+    }
+
+    /// `sentinels show NAME`: the sentinel, its last heartbeat field by field, and its last transitions (newest first).
+    public static func show(_ sentinel: Sentinel, _ health: SentinelHealthRecord?, transitions: [SentinelTransition], now: Int64) -> [String] {
+        var lines = ["sentinel \(sentinel.name) (\(sentinel.id))",
+                     sentinel.latitude.flatMap { latitude in sentinel.longitude.map { "place: \(latitude), \($0)" } } ?? "place: roaming"]
+        if let health {
+            let beat = health.heartbeat
+            lines += [
+                "state: \(health.state.rawValue) since \(Timestamp.format(milliseconds: health.stateMilliseconds))"
+                    + (health.reason.isEmpty ? "" : " (\(health.reason))"),
+                "last heartbeat: \(ago(health.receivedMilliseconds, now: now))",
+                "version \(beat.version), up \(Duration.words(seconds: beat.uptimeSeconds)), backend \(beat.backend)",
+                "adapter: \(word(beat.adapterPresent, "present", "missing")), \(word(beat.adapterPowered, "powered", "off")), "
+                    + (beat.scanning ? "scanning" : "not scanning"),
+                "heard: \(beat.reports) reports (\(beat.iBeacons) iBeacons) in \(Duration.words(seconds: beat.intervalSeconds)), last "
+                    + (beat.lastReportAgeSeconds.map { "\(Duration.words(seconds: $0)) ago" } ?? "never"),
+                "missing bikes in range: \(beat.missingInRange)",
+                "outbox: \(beat.outboxDepth) queued" + (beat.outboxOldestAgeSeconds.map { ", oldest \(Duration.words(seconds: $0))" } ?? "")
+                    + ", last delivery \(beat.lastDeliveryAt ?? "never")",
+                "clock offset: " + (beat.clockOffsetSeconds.map { String(format: "%+.1f s", $0) } ?? "not measured yet"),
+                "disk: " + (zipped(beat.diskFreeBytes, beat.diskTotalBytes).map { "\($0 >> 20) MiB free of \($1 >> 20) MiB" } ?? "unknown"),
+                "last error: " + (beat.lastError.map { "\(beat.lastErrorAt ?? "") \($0)" } ?? "none"),
+            ]
+        } else {
+            lines.append(sentinel.revokedMilliseconds == nil ? "state: silent (no heartbeat yet)" : "state: retired")
+        }
+        lines.append("transitions (newest first):")
+        lines += transitions.isEmpty ? ["  none"] : transitions.map { transition in
+            "  \(Timestamp.format(milliseconds: transition.atMilliseconds))\t\(transition.from?.rawValue ?? "-") -> \(transition.to.rawValue)"
+                + (transition.reason.isEmpty ? "" : "\t\(transition.reason)")
+        }
+        return lines
+    }
+
+    static func ago(_ milliseconds: Int64, now: Int64) -> String { "\(Duration.words(seconds: Double(now - milliseconds) / 1000)) ago" }
+
+    static func word(_ value: Bool?, _ yes: String, _ no: String) -> String { value.map { $0 ? yes : no } ?? "unknown" }
+
+    static func zipped<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
+        guard let a, let b else { return nil }
+        return (a, b)
+    }
+}
