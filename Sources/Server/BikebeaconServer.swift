@@ -79,13 +79,9 @@ public enum BikebeaconServer {
             services.append(PostgresEventListener(url: url, events: database.events, logger: logger))
         }
         if let port = options.metricsPort {
-            services.append(OpsRoutes.metricsListener(metrics, host: options.metricsHost, port: port, logger: logger) { [state] in
-                do {
-                    state.metrics.sentinels(try await state.sentinelHealth.counts())
-                } catch {
-                    state.logger.error("metrics: cannot count sentinels by state; the gauge keeps its last values", metadata: ["error": "\(error)"])
-                }
-            })
+            let health = state.sentinelHealth
+            services.append(OpsRoutes.metricsListener(metrics, beforeScrape: { await OpsRoutes.countSentinels(health, into: metrics, logger: logger) },
+                                                      host: options.metricsHost, port: port, logger: logger))
         }
         return Application(
             router: router,

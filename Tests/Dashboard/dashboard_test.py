@@ -821,6 +821,33 @@ async def session_checks(page, base, email, checks):
     checks.expect(await page.wait_for("document.querySelectorAll('#sessions li').length === 1"), "logging out another session removes it from the list")
     checks.expect(status_of("GET", base + "/v1/account", token=cli) == 401, "the revoked command-line token no longer works")
 
+    # A new password without email: a wrong current one and a guessable new one are refused next to their fields;
+    # a change logs out the other devices, not this browser. Then back to PASSWORD for the rest of the test.
+    _, reply = http("POST", base + "/v1/sessions", {"email": email, "password": PASSWORD})
+    other = reply["token"]
+    await page.type_into("#password-currentPassword", "not my password")
+    await page.type_into("#password-newPassword", "another horse battery")
+    await page.key("Enter")
+    error = await page.wait_for("document.getElementById('password-currentPassword-error').textContent")
+    checks.expect(error and "wrong" in error, f"a wrong current password is refused next to its field ({error!r})")
+    await page.type_into("#password-currentPassword", PASSWORD)
+    await page.type_into("#password-newPassword", "12345678")
+    await page.key("Enter")
+    error = await page.wait_for("document.getElementById('password-newPassword-error').textContent")
+    checks.expect(error and "guesses" in error, f"a guessable new password is refused next to its field ({error!r})")
+    await page.type_into("#password-newPassword", "another horse battery")
+    await page.key("Enter")
+    done = await page.wait_for("document.getElementById('password-status').textContent")
+    checks.expect(done and "changed" in done, f"changing the password says so ({done!r})")
+    checks.expect(status_of("GET", base + "/v1/account", token=other) == 401 and await page.js("state.signedIn"),
+                  "changing the password logs out the other devices and keeps this browser logged in")
+    await page.type_into("#password-currentPassword", "another horse battery")
+    await page.type_into("#password-newPassword", PASSWORD)
+    await page.key("Enter")
+    checks.expect(await page.wait_for("document.getElementById('password-newPassword').value === '' && "
+                                      "document.getElementById('password-status').textContent.includes('changed')"),
+                  "the password can be changed back")
+
 
 # RFC 8291 appendix A's user agent key and auth secret: a subscription the server can encrypt to.
 UA_PUBLIC = "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4"

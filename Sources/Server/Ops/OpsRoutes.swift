@@ -26,21 +26,29 @@ enum OpsRoutes {
     /// `GET /metrics` alone: served on `serve --metrics-host/--metrics-port` (loopback by default), never on the API's
     /// port, which the reverse proxy publishes. Route names, request counts and timings are for the operator's
     /// Prometheus; on the public port they would tell anyone how busy the server is and which routes are used.
-    /// `refresh` runs before each scrape: what is counted from the database (sentinels by state), so
-    /// every replica reports the network alike.
-    static func metricsRouter(_ metrics: ServerMetrics, refresh: @escaping @Sendable () async -> Void = {}) -> Router<BasicRequestContext> {
+    /// `beforeScrape` brings gauges read from the database up to date (`countSentinels`).
+    static func metricsRouter(_ metrics: ServerMetrics, beforeScrape: @escaping @Sendable () async -> Void) -> Router<BasicRequestContext> {
         let router = Router()
         router.get("/metrics") { _, _ in
-            await refresh()
+            await beforeScrape()
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                             body: .init(byteBuffer: ByteBuffer(bytes: metrics.render())))
         }
         return router
     }
 
-    static func metricsListener(_ metrics: ServerMetrics, host: String, port: Int, logger: Logger,
-                                refresh: @escaping @Sendable () async -> Void = {}) -> some ApplicationProtocol {
-        Application(router: metricsRouter(metrics, refresh: refresh),
+    /// Sentinels by state, counted from the database at each scrape, so every replica reports the network's states alike.
+    static func countSentinels(_ health: SentinelHealthStore, into metrics: ServerMetrics, logger: Logger) async {
+        do {
+            metrics.sentinels(try await health.counts())
+        } catch {
+            logger.error("metrics: cannot count sentinels by state; the gauge keeps its last values", metadata: ["error": "\(error)"])
+        }
+    }
+
+    static func metricsListener(_ metrics: ServerMetrics, beforeScrape: @escaping @Sendable () async -> Void, host: String, port: Int,
+                                logger: Logger) -> some ApplicationProtocol {
+        Application(router: metricsRouter(metrics, beforeScrape: beforeScrape),
                     configuration: .init(address: .hostname(host, port: port), serverName: "bikebeacon-metrics"), logger: logger)
     }
 }

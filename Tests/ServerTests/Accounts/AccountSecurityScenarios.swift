@@ -63,16 +63,28 @@ enum AccountSecurityScenarios {
         }
     }
 
-    /// A made-up reset token is refused before the new password is hashed: at cost 15 a hash takes about two seconds
-    /// here. Run on one backend only: the check is the same on both, and two such servers starting at once (each hashes
-    /// its dummy password) would fill the thread pool that SQLite's calls also wait for.
+    /// A made-up reset token is refused before the new password is hashed: it answers in well under half the time one
+    /// bcrypt check at the server's cost (12) takes, each the quickest of three tries under the same load.
     static func resetChecksTheTokenFirst(_ backend: Backend) async throws {
-        try await Harness.make(backend, options: Harness.testOptions { $0.bcryptCost = 15 }).run { client in
-            let start = ContinuousClock.now
-            expectError(try await client.send(.post, "/v1/password-reset/confirm", json: ["token": "bbr_made_up", "password": "a new password 2"]),
-                        .badRequest, "invalid_token")
-            let elapsed = ContinuousClock.now - start
-            #expect(elapsed < .seconds(1), "a made-up token took \(elapsed): the password was hashed first")
+        let harness = try await Harness.make(backend, options: Harness.testOptions { $0.bcryptCost = 12 })
+        try await harness.run { client in
+            _ = try await client.send(.post, "/v1/accounts", json: ["email": "ann@example.org", "password": password])
+            let stored = try #require(try await AccountStore(database: harness.database).credentials(email: "ann@example.org")).passwordHash
+            func quickest(_ body: () async throws -> Void) async throws -> Duration {
+                var best = Duration.seconds(3600)
+                for _ in 0..<3 {
+                    let start = ContinuousClock.now
+                    try await body()
+                    best = min(best, ContinuousClock.now - start)
+                }
+                return best
+            }
+            let bcrypt = try await quickest { _ = try await AccountRoutes.matches("a new password 2", hash: stored) }
+            let madeUp = try await quickest {
+                expectError(try await client.send(.post, "/v1/password-reset/confirm", json: ["token": "bbr_made_up", "password": "a new password 2"]),
+                            .badRequest, "invalid_token")
+            }
+            #expect(madeUp * 2 < bcrypt, "a made-up token took \(madeUp), one bcrypt check \(bcrypt): the password was hashed first")
         }
     }
 

@@ -31,11 +31,7 @@ enum OpsScenarios {
             }
             // Not on the API's port: on the metrics listener (`ListenerScenarios`), whose router this is.
             expectError(try await client.send(.get, "/metrics"), .notFound)
-            let metrics = try await Application(router: OpsRoutes.metricsRouter(serverMetrics)).test(.router) { inner in
-                try await inner.execute(uri: "/metrics", method: .get)
-            }
-            #expect(metrics.status == .ok)
-            let text = String(buffer: metrics.body)
+            let text = try await harness.scrape(serverMetrics)
             #expect(text.contains(#"bikebeacon_sightings_total{outcome="accepted"} 1"#))
             #expect(text.contains(#"bikebeacon_sightings_total{outcome="rejected"} 1"#))
             // Requests are labelled by route template, never by the raw path.

@@ -32,7 +32,8 @@ enum HeartbeatScenarios {
         })
         let store = SentinelHealthStore(database: harness.database)
         let (cafe, cafeToken) = try await harness.sentinel("Cafe Rosa")
-        try await harness.run { client in
+        let serverMetrics = ServerMetrics()
+        try await harness.run(metrics: serverMetrics) { client in
             let ann = try await client.owner("ann@example.org")
             let (home, homeToken) = try await SentinelStore(database: harness.database).add(
                 name: "Ann's garage", latitude: 52.09, longitude: 5.12, ownerEmail: "ann@example.org", now: clock.read())
@@ -85,18 +86,13 @@ enum HeartbeatScenarios {
             #expect(try await transitions(harness, cafe.id).map(\.to) == [.silent, .listening])
             #expect(try await transitions(harness, cafe.id).first?.reason == "no heartbeat for 6 min")
 
-            // Metrics count the states (as the metrics listener's refresh does before each scrape); a heartbeat brings the sentinel back.
-            func scrape() async throws -> String {
-                let metrics = ServerMetrics()
-                metrics.sentinels(try await store.counts())
-                return String(decoding: metrics.render(), as: UTF8.self)
-            }
-            let metrics = try await scrape()
+            // Metrics count the states; a heartbeat brings the sentinel back.
+            let metrics = try await harness.scrape(serverMetrics)
             #expect(metrics.contains(#"bikebeacon_sentinels{state="silent"} 2"#), "\(metrics)")
             #expect(metrics.contains(#"bikebeacon_sentinels{state="listening"} 0"#))
             #expect(try await refresh(client, cafeToken, try text(healthy)).status == .ok)
             #expect(try await transitions(harness, cafe.id).map(\.to) == [.listening, .silent, .listening])
-            #expect(try await scrape().contains(#"bikebeacon_sentinels{state="listening"} 1"#))
+            #expect(try await harness.scrape(serverMetrics).contains(#"bikebeacon_sentinels{state="listening"} 1"#))
 
             // Revoked: retired at once, its heartbeat refused with 401, and it stays retired.
             try await SentinelStore(database: harness.database).revoke(name: "Ann's garage", now: clock.read())

@@ -8,7 +8,8 @@ import Testing
 @testable import Server
 
 /// Two server instances on one database, as replicas behind a load balancer: no state that
-/// matters lives in one process, and events stored by one reach streams on the other.
+/// matters lives in one process, events stored by one reach streams on the other, and a session
+/// ended on one closes its stream on the other.
 enum ReplicaScenarios {
     static func sharedDatabase(_ backend: Backend) async throws {
         let harness = try await Harness.make(backend)
@@ -47,6 +48,17 @@ enum ReplicaScenarios {
                     let text = try await stream.value
                     watchdog.cancel()
                     #expect(text.contains("event: sighting") && text.contains(bike.id))
+
+                    // A session revoked on A ends its open stream on B within a second.
+                    let phone = try a.decode(Token.self, try await a.send(.post, "/v1/sessions",
+                                                                          json: ["email": "ann@example.org", "password": "correct horse battery"])).token
+                    let phoneID = try #require(try a.decode(SessionList.self, try await a.send(.get, "/v1/account/sessions", token: phone))
+                        .sessions.first { $0.current }?.id)
+                    let revoked = try await StreamEndScenarios.closing(port: port, token: phone) {
+                        let status = try await a.send(.delete, "/v1/account/sessions/\(phoneID)", token: owner).status
+                        #expect(status == .noContent)
+                    }
+                    #expect(revoked < .seconds(1), "the stream on B stayed open \(revoked) after its session was revoked on A")
                 }
             }
         } catch {

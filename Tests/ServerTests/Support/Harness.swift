@@ -90,6 +90,17 @@ struct Harness: Sendable {
         }
     }
 
+    /// What Prometheus reads on the metrics listener (`OpsRoutes.metricsRouter`) of a server run with `metrics`.
+    func scrape(_ metrics: ServerMetrics) async throws -> String {
+        let health = SentinelHealthStore(database: database, thresholds: options.sentinelThresholds)
+        let router = OpsRoutes.metricsRouter(metrics) { await OpsRoutes.countSentinels(health, into: metrics, logger: Self.logger) }
+        return try await Application(router: router).test(.router) { client in
+            let response = try await client.execute(uri: "/metrics", method: .get)
+            #expect(response.status == .ok)
+            return String(buffer: response.body)
+        }
+    }
+
     /// The rate limiter's bucket keys, sorted: which clients and sentinels it is holding a row for.
     func rateBucketKeys() async throws -> [String] {
         try await database.withSession { db in

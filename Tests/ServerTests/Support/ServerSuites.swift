@@ -7,6 +7,7 @@ struct SQLiteServerTests {
     @Test func loginThrottle() async throws { try await AccountScenarios.loginThrottle(.sqlite) }
     @Test func signupThrottle() async throws { try await AccountScenarios.signupThrottle(.sqlite) }
     @Test func parallelWrongPasswords() async throws { try await LoginLimitScenarios.parallelWrongPasswords(.sqlite) }
+    @Test func parallelWrongPasswordsOnTwoReplicas() async throws { try await LoginLimitScenarios.parallelWrongPasswordsOnTwoReplicas(.sqlite) }
     @Test func parallelGuessesWithTheRightOne() async throws { try await LoginLimitScenarios.parallelGuessesWithTheRightOne(.sqlite) }
     @Test func lockOutSparesTheOwner() async throws { try await LoginLimitScenarios.lockOutSparesTheOwner(.sqlite) }
     @Test func streamsEndWithTheirSession() async throws { try await StreamEndScenarios.endsWithItsSession(.sqlite) }
@@ -70,10 +71,12 @@ struct PostgresServerTests {
     @Test func loginThrottle() async throws { try await AccountScenarios.loginThrottle(.postgres) }
     @Test func signupThrottle() async throws { try await AccountScenarios.signupThrottle(.postgres) }
     @Test func parallelWrongPasswords() async throws { try await LoginLimitScenarios.parallelWrongPasswords(.postgres) }
+    @Test func parallelWrongPasswordsOnTwoReplicas() async throws { try await LoginLimitScenarios.parallelWrongPasswordsOnTwoReplicas(.postgres) }
     @Test func parallelGuessesWithTheRightOne() async throws { try await LoginLimitScenarios.parallelGuessesWithTheRightOne(.postgres) }
     @Test func lockOutSparesTheOwner() async throws { try await LoginLimitScenarios.lockOutSparesTheOwner(.postgres) }
     @Test func streamsEndWithTheirSession() async throws { try await StreamEndScenarios.endsWithItsSession(.postgres) }
     @Test func passwordChecksAreThrottled() async throws { try await AccountSecurityScenarios.passwordChecksAreThrottled(.postgres) }
+    @Test func resetChecksTheTokenFirst() async throws { try await AccountSecurityScenarios.resetChecksTheTokenFirst(.postgres) }
     @Test func weakPasswordAtSignUp() async throws { try await AccountSecurityScenarios.weakPasswordAtSignUp(.postgres) }
     @Test func nulBytesAndNosniff() async throws { try await AccountSecurityScenarios.nulBytesAndNosniff(.postgres) }
     @Test func passwordChange() async throws { try await AccountSecurityScenarios.passwordChange(.postgres) }

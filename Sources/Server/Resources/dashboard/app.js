@@ -526,6 +526,28 @@ function onEvent(event) {
   if (event.bikeId === state.selected) loadSightings(event.sightingId);
 }
 
+// ---- password: changed with the current one, no email needed; the server logs out the other devices ----
+
+function wirePassword() {
+  $("password-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = event.currentTarget; clearErrors(form); $("password-status").textContent = "";
+    try {
+      const currentPassword = form.currentPassword.value, newPassword = form.newPassword.value;
+      if (!currentPassword) throw new FieldError("Enter your current password.", "currentPassword");
+      if (newPassword.length < 8) throw new FieldError("Use a password of 8 characters or more.", "newPassword");
+      await api("PUT", "/v1/account/password", { currentPassword, newPassword });
+      form.reset();
+      $("password-status").textContent = "Password changed; your other devices are logged out.";
+      loadSessions();
+    } catch (error) {
+      // A wrong current password comes back as invalid_credentials, which api() puts on 'password'.
+      if (error.field === "password") error.field = "currentPassword";
+      showError(form, "password", error);
+    }
+  });
+}
+
 // ---- webhook ----
 
 function wireWebhook() {
@@ -723,7 +745,7 @@ async function showApp() {
 }
 
 document.addEventListener("DOMContentLoaded", async () => {
-  wireAuth(); wireBikeForm(); wireWebhook(); wireNotifications();
+  wireAuth(); wireBikeForm(); wireWebhook(); wirePassword(); wireNotifications();
   $("export-csv").addEventListener("click", () => exportSightings("csv"));
   $("export-geojson").addEventListener("click", () => exportSightings("geojson"));
   window.addEventListener("online", refresh);
