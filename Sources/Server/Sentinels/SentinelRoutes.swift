@@ -45,7 +45,7 @@ enum SentinelRoutes {
             let rejected = invalid + result.rejected
             state.metrics.countSightings(accepted: result.accepted, duplicates: result.duplicates, rejected: rejected.count)
             // A home sentinel's name may say whose home it is: /metrics names it by its id.
-            state.metrics.countRejections(rejected, sentinel: sentinel.ownerID == nil ? sentinel.name : sentinel.id)
+            state.metrics.countRejections(rejected, sentinel: sentinel.home ? sentinel.id : sentinel.name)
             return try JSONResponse.make(SightingResult(accepted: result.accepted, duplicates: result.duplicates, rejected: rejected))
         }
     }

@@ -13,6 +13,8 @@ public struct Sentinel: Sendable, Equatable, Codable {
     public var revokedMilliseconds: Int64?
     /// The account whose home sentinel this is (`add --owner`); its place is theirs alone to see.
     public var ownerID: String?
+    /// Enrolled as someone's home sentinel: private even after that account is deleted (`ownerID` nil).
+    public var home = false
 }
 
 public enum SentinelError: Error, CustomStringConvertible, Equatable {
@@ -69,19 +71,20 @@ public struct SentinelStore: Sendable {
             }
             // A roaming sentinel's place columns (NOT NULL since the first schema) hold 0 and are never read.
             try await db.raw("""
-                INSERT INTO sentinels (id, name, token_hash, latitude, longitude, roaming, revoked_ms, created_ms, owner_id, host_email)
+                INSERT INTO sentinels (id, name, token_hash, latitude, longitude, roaming, revoked_ms, created_ms, owner_id, host_email, home)
                 VALUES (\(bind: id), \(bind: name), \(bind: Tokens.digest(token)), \(bind: latitude ?? 0),
-                  \(bind: longitude ?? 0), \(bind: latitude == nil ? 1 : 0), NULL, \(bind: now), \(bind: owner), \(bind: host))
+                  \(bind: longitude ?? 0), \(bind: latitude == nil ? 1 : 0), NULL, \(bind: now), \(bind: owner), \(bind: host),
+                  \(bind: owner == nil ? 0 : 1))
                 """).run()
             return owner
         }
         return (Sentinel(id: id, name: name, latitude: latitude, longitude: longitude, createdMilliseconds: now,
-                         revokedMilliseconds: nil, ownerID: ownerID), token)
+                         revokedMilliseconds: nil, ownerID: ownerID, home: ownerID != nil), token)
     }
 
     public func list() async throws -> [Sentinel] {
         try await database.withSession { db in
-            try await db.raw("SELECT id, name, latitude, longitude, roaming, created_ms, revoked_ms, owner_id FROM sentinels ORDER BY name").all().map(Self.sentinel)
+            try await db.raw("SELECT id, name, latitude, longitude, roaming, created_ms, revoked_ms, owner_id, home FROM sentinels ORDER BY name").all().map(Self.sentinel)
         }
     }
 
@@ -116,7 +119,7 @@ public struct SentinelStore: Sendable {
 
     func find(tokenDigest: String) async throws -> Sentinel? {
         try await database.withSession { db in
-            try await db.raw("SELECT id, name, latitude, longitude, roaming, created_ms, revoked_ms, owner_id FROM sentinels WHERE token_hash = \(bind: tokenDigest)")
+            try await db.raw("SELECT id, name, latitude, longitude, roaming, created_ms, revoked_ms, owner_id, home FROM sentinels WHERE token_hash = \(bind: tokenDigest)")
                 .first().map(Self.sentinel)
         }
     }
@@ -129,6 +132,7 @@ public struct SentinelStore: Sendable {
                  longitude: roaming ? nil : try row.decode(column: "longitude", as: Double.self),
                  createdMilliseconds: try row.decode(column: "created_ms", as: Int64.self),
                  revokedMilliseconds: try row.decode(column: "revoked_ms", as: Int64?.self),
-                 ownerID: try row.decode(column: "owner_id", as: String?.self))
+                 ownerID: try row.decode(column: "owner_id", as: String?.self),
+                 home: try row.decode(column: "home", as: Int.self) != 0)
     }
 }

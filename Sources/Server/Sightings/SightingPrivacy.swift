@@ -26,6 +26,11 @@ enum SightingPrivacy {
         init(sentinelOwner: String?, bikeOwner: String) {
             self = sentinelOwner == nil ? .none : sentinelOwner == bikeOwner ? .owners : .others
         }
+
+        /// A home sentinel whose owner's account is gone is still someone's home: nobody's own.
+        init(_ sentinel: Sentinel, bikeOwner: String) {
+            self = sentinel.home ? Home(sentinelOwner: sentinel.ownerID ?? "", bikeOwner: bikeOwner) : .none
+        }
     }
 
     /// Who reads: the bike's owner (signed in), or anyone holding a share link or the printed report.

@@ -68,7 +68,7 @@ struct SightingStore: Sendable {
                         id, sentinel.id, s.clientID, bike.id, s.beacon.uuid.uuidString, Int(s.beacon.major), Int(s.beacon.minor),
                         s.event.rawValue, s.time, s.firstSeen, s.lastSeen, s.rssi, s.distance, s.zone,
                         heard.latitude ?? 0, heard.longitude ?? 0, heard.fix, heard.accuracy, heard.fixTime, now,
-                        SightingPrivacy.Home(sentinelOwner: sentinel.ownerID, bikeOwner: bike.ownerID).rawValue,
+                        SightingPrivacy.Home(sentinel, bikeOwner: bike.ownerID).rawValue,
                     ] as [any Encodable & Sendable])
                 }
                 // A concurrent retry of the same batch may have won the race: the unique key keeps one copy.
@@ -80,7 +80,7 @@ struct SightingStore: Sendable {
                 let heard = stored(s)
                 // What the bike's owner is told: another owner's home sentinel stays "a private sentinel", about 500 m.
                 let seen = SightingPrivacy.place(name: sentinel.name, latitude: heard.latitude, longitude: heard.longitude,
-                                                 home: SightingPrivacy.Home(sentinelOwner: sentinel.ownerID, bikeOwner: bike.ownerID))
+                                                 home: SightingPrivacy.Home(sentinel, bikeOwner: bike.ownerID))
                 let event = NotificationEvent(
                     type: "sighting", sightingId: id, bikeId: bike.id, bikeName: bike.name, event: s.event.rawValue,
                     time: Timestamp.format(milliseconds: s.time), beacon: s.beacon, zone: s.zone, rssi: s.rssi,

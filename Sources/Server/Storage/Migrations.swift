@@ -224,8 +224,11 @@ enum Migrations {
         ]),
         // Home sentinels stay private (#35): whose home sentinel heard each sighting, as `SightingPrivacy.Home`
         // (0 a public sentinel, 1 the bike owner's own home sentinel, 2 another owner's), set at ingest and
-        // here for the sightings stored before.
+        // here for the sightings stored before. `sentinels.home` keeps a home sentinel private after its
+        // owner's account is gone (owner_id is then NULL).
         common(90, [
+            "ALTER TABLE sentinels ADD COLUMN home BIGINT NOT NULL DEFAULT 0",
+            "UPDATE sentinels SET home = 1 WHERE owner_id IS NOT NULL",
             "ALTER TABLE sightings ADD COLUMN sentinel_home BIGINT NOT NULL DEFAULT 0",
             """
             UPDATE sightings SET sentinel_home = CASE

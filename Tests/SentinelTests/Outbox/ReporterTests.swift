@@ -68,6 +68,7 @@ import Testing
         }
     }
 
+    /// Not sent again, and not deleted: kept with the server's reason, for `bikebeacon status`.
     @Test func refusedSightingsAreNotSentAgain() async throws {
         try await TestValues.withOutbox { outbox in
             let server = FakeSightingServer()
@@ -78,6 +79,8 @@ import Testing
             #expect(await reporter.drain() == .drained(sent: 2))
             #expect(await reporter.rejected == 1)
             #expect(try await outbox.count() == 0)
+            let kept = try await outbox.refused()
+            #expect(kept.count == 1 && kept.newestReason == "beacon is not on the missing list")
             #expect(await server.batches == 1)
         }
     }

@@ -105,6 +105,14 @@ enum PrivacyScenarios {
                                                                                  json: ShareRequest(expiresIn: 24)))
             let shared = String(buffer: try await client.send(.get, "/v1/shared/\(try #require(bobsShare.token))").body)
             #expect(!shared.contains("Bob's garage") && !shared.contains("52.1235") && shared.contains(SightingPrivacy.privateName))
+
+            // Bob leaves (his sentinel's owner becomes NULL): his house is still a private sentinel's.
+            #expect(try await client.send(.delete, "/v1/account", token: bob, json: AccountDeletion(password: "correct horse battery")).status == .noContent)
+            let after = try client.decode(SightingResult.self, try await client.send(.post, "/v1/sightings", token: bobsHome,
+                json: Fixture.Batch(sightings: [Fixture.sighting(event: "arrived", time: "2026-11-21T15:00:00Z")])))
+            #expect(after.accepted == 1)
+            let later = String(buffer: try await client.send(.get, "/v1/bikes/\(tag.id)/sightings", token: mallory).body)
+            for secret in secrets { #expect(!later.contains(secret), "after Bob left, the sightings show \(secret)") }
         }
     }
 }

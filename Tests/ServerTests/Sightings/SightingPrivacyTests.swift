@@ -23,5 +23,10 @@ import Testing
         #expect(SightingPrivacy.Home(sentinelOwner: nil, bikeOwner: "a") == .none)
         #expect(SightingPrivacy.Home(sentinelOwner: "a", bikeOwner: "a") == .owners)
         #expect(SightingPrivacy.Home(sentinelOwner: "b", bikeOwner: "a") == .others)
+        // A home sentinel whose owner deleted their account stays private to everyone.
+        let orphan = Sentinel(id: "s", name: "Bob's garage", latitude: 52.1, longitude: 4.6, createdMilliseconds: 0, ownerID: nil, home: true)
+        #expect(SightingPrivacy.Home(orphan, bikeOwner: "a") == .others)
+        let cafe = Sentinel(id: "c", name: "Cafe", latitude: 52.1, longitude: 4.6, createdMilliseconds: 0)
+        #expect(SightingPrivacy.Home(cafe, bikeOwner: "a") == .none)
     }
 }
