@@ -41,10 +41,12 @@ enum NearbyScenarios {
             let held = Task { try await client.send(.get, "/v1/sentinel/listen?wait=20", token: garage) }
             try await Task.sleep(for: .milliseconds(300))
             let asked = try await client.send(.post, "/v1/sentinels/\(home.id)/listen", token: ann)
+            let askedAt = ContinuousClock.now
             #expect(asked.status == .accepted)
             let answer = try await held.value
-            let waited = ContinuousClock.now - started
-            #expect(answer.status == .ok && waited < .milliseconds(1500), "the held request returned \(answer.status) after \(waited)")
+            // Woken by the ask, not by its 20 s hold ending (on a loaded machine the ask itself can take a second or two).
+            let waited = ContinuousClock.now - askedAt
+            #expect(answer.status == .ok && waited < .seconds(5), "the held request returned \(answer.status) \(waited) after the ask, \(ContinuousClock.now - started) after it was made")
             let request = try client.decode(ListenRequest.self, answer)
             #expect(Timestamp.parse(request.listeningUntil) == clock.read() + 120_000)
 
