@@ -85,10 +85,12 @@ public enum SentinelRunner {
                                    missingInRange: snapshot.missingInRange, outboxDepth: depth, outboxOldest: oldest,
                                    lastDeliveryAt: await reporter.lastDeliveryAt, disk: DiskSpace.of(state), lastError: lastError.last)
         }
-        let sync = MissingListSync(source: HTTPMissingListSource(server: server, heartbeat: heartbeat),
+        let serverTime = ServerTime()
+        let sync = MissingListSync(source: HTTPMissingListSource(server: server, heartbeat: heartbeat, serverTime: serverTime),
                                    cache: MissingListCache(path: state + "/missing-list.json"), logger: logger.labelled("bikebeacon.missing-list"))
-        // One monotonic timeline for the core and the fix (made before gpsd's first report arrives).
-        let clock = LiveClock()
+        // One monotonic timeline for the core and the fix (made before gpsd's first report arrives), stamped by the
+        // server's clock while this one is far off it (a Pi without a real-time clock before NTP).
+        let clock = LiveClock(wall: serverTime.wall)
         let roaming = Roaming(configuration.location, clock: clock, logger: logger)
         if case .recorded = configuration.location.source {
             guard case .replay = source else { throw ConfigurationError.invalid("a recorded track plays only on a replayed capture, not live") }

@@ -22,10 +22,13 @@ public protocol MissingListSource: Sendable {
 public struct HTTPMissingListSource: MissingListSource {
     public let server: ServerConnection
     public let heartbeat: HeartbeatProbe?
+    /// Told the server's `Date`, so a sentinel whose clock is not set yet stamps by the server's.
+    public let serverTime: ServerTime?
 
-    public init(server: ServerConnection, heartbeat: HeartbeatProbe? = nil) {
+    public init(server: ServerConnection, heartbeat: HeartbeatProbe? = nil, serverTime: ServerTime? = nil) {
         self.server = server
         self.heartbeat = heartbeat
+        self.serverTime = serverTime
     }
 
     public func fetch(since: Int64?, etag: String?) async throws -> MissingListAnswer {
@@ -35,9 +38,11 @@ public struct HTTPMissingListSource: MissingListSource {
         if let beat = await heartbeat?.due(now: sentAt) {
             headers.append((SentinelHeartbeat.headerName, String(decoding: try JSONEncoder().encode(beat), as: UTF8.self)))
         }
+        let sent = ContinuousClock.now
         var (status, responseHeaders, body) = try await server.send(.GET, path, headers: headers)
-        if let heartbeat, let date = responseHeaders.first(name: "Date").flatMap(HTTPDate.parse) {
-            await heartbeat.serverDate(date, sentAt: sentAt, receivedAt: Date().timeIntervalSince1970)
+        if let date = responseHeaders.first(name: "Date").flatMap(HTTPDate.parse) {
+            serverTime?.observe(date: date, sent: sent, received: .now)
+            await heartbeat?.serverDate(date, sentAt: sentAt, receivedAt: Date().timeIntervalSince1970)
         }
         if status == .badRequest, let heartbeat, case let refusal = ServerError(status: status, body: body), refusal.code == "invalid_heartbeat" {
             // The list matters more than the heartbeat: ask again without it.
