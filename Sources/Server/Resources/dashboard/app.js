@@ -330,9 +330,11 @@ async function loadSightings(freshId) {
   if (!state.selected) return;
   $("sightings-error").textContent = "";
   try {
-    const page = await api("GET", `/v1/bikes/${encodeURIComponent(state.selected)}/sightings?limit=200`);
+    const id = encodeURIComponent(state.selected);
+    const [page, coverage] = await Promise.all([api("GET", `/v1/bikes/${id}/sightings?limit=200`), api("GET", `/v1/bikes/${id}/coverage`)]);
     state.sightings = page.sightings;
     renderSightings(freshId);
+    $("coverage").textContent = coverageText(coverage);
   } catch (error) { $("sightings-error").textContent = error.message; }
 }
 
