@@ -25,6 +25,8 @@ enum CoverageScenarios {
         let (_, station) = try await harness.sentinel("Station", latitude: rosa.latitude + 0.0045, longitude: rosa.longitude)
         // 5 km north: too far to count.
         let (_, far) = try await harness.sentinel("Far Away Farm", latitude: rosa.latitude + 0.045, longitude: rosa.longitude)
+        // 830 m north and 750 m east: inside the database's coarse box, but 1.12 km away.
+        let (_, corner) = try await harness.sentinel("Corner Shop", latitude: rosa.latitude + 0.0075, longitude: rosa.longitude + 0.011)
         // 80 m south, but revoked.
         _ = try await harness.sentinel("Old Mill", latitude: rosa.latitude - 0.0007, longitude: rosa.longitude)
         try await sentinels.revoke(name: "Old Mill", now: clock.read())
@@ -67,19 +69,19 @@ enum CoverageScenarios {
             // Never heard: no place, so nothing to count around it; not missing, so no gaps.
             #expect(try await coverage() == BikeCoverage(place: nil, radiusMetres: 1000, missingSince: nil, listening: 0, sentinels: []))
 
-            // 20:00: every sentinel listens. 21:00: the bike goes missing, and the cafe hears it at once.
-            try await beat([cafe, station, far, bobsHome])
+            // 00:00: every sentinel listens. 01:00: the bike goes missing, and the cafe hears it at once.
+            try await beat([cafe, station, far, corner, bobsHome])
             clock.advance(60 * minute)
             let missingSince = clock.read()
             #expect(try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: ann).status == .ok)
-            try await beat([cafe, station, far, bobsHome])
+            try await beat([cafe, station, far, corner, bobsHome])
             clock.advance(minute)
             try await sighting(by: cafe)
 
-            // After 21:00 the cafe's heartbeats stop; the sweep at 21:07 records it silent.
+            // After 01:00 the cafe's heartbeats stop; the sweep at 01:07 records it silent.
             for _ in 0..<6 {
                 clock.advance(minute)
-                try await beat([station, far, bobsHome])
+                try await beat([station, far, corner, bobsHome])
             }
             try await health.sweep(now: clock.read())
             let silentAt = clock.read()
@@ -89,15 +91,15 @@ enum CoverageScenarios {
             #expect(during.sentinels[0].state == "silent"
                 && during.sentinels[0].notListening == [CoverageGap(from: Timestamp.format(milliseconds: silentAt), until: nil, state: "silent")])
 
-            // 23:40: it is back.
+            // 03:40: it is back.
             for _ in 0..<153 {
                 clock.advance(minute)
-                try await beat([station, far, bobsHome])
+                try await beat([station, far, corner, bobsHome])
             }
             try await beat([cafe])
             let backAt = clock.read()
             clock.advance(30 * minute)
-            try await beat([cafe, station, far, bobsHome])
+            try await beat([cafe, station, far, corner, bobsHome])
 
             let found = try await coverage()
             #expect(found.place == CoveragePlace(latitude: rosa.latitude, longitude: rosa.longitude, accuracy: nil,
