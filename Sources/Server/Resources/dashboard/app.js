@@ -330,12 +330,22 @@ async function loadSightings(freshId) {
   if (!state.selected) return;
   $("sightings-error").textContent = "";
   try {
-    const id = encodeURIComponent(state.selected);
-    const [page, coverage] = await Promise.all([api("GET", `/v1/bikes/${id}/sightings?limit=200`), api("GET", `/v1/bikes/${id}/coverage`)]);
+    const page = await api("GET", `/v1/bikes/${encodeURIComponent(state.selected)}/sightings?limit=200`);
     state.sightings = page.sightings;
     renderSightings(freshId);
-    $("coverage").textContent = coverageText(coverage);
   } catch (error) { $("sightings-error").textContent = error.message; }
+  loadCoverage();
+}
+
+/** Who listens around the last place: a line of its own, which never keeps the sightings from showing. */
+async function loadCoverage() {
+  const id = state.selected;
+  try {
+    const coverage = await api("GET", `/v1/bikes/${encodeURIComponent(id)}/coverage`);
+    if (id === state.selected) $("coverage").textContent = coverageText(coverage);
+  } catch (error) {
+    if (id === state.selected) $("coverage").textContent = `Coverage could not be loaded: ${error.message}`;
+  }
 }
 
 function when(text) {
