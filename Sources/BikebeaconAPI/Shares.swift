@@ -73,9 +73,12 @@ public struct SharedBike: Codable, Sendable, Equatable {
     public var expiresAt: String
     /// Newest first.
     public var sightings: [SharedSighting]
+    /// Who listens around the last place (public sentinels only; a private sentinel's place on its grid).
+    public var coverage: BikeCoverage?
 
     public init(name: String, make: String, model: String, colour: String, frameNumber: String, engineNumber: String,
-                notes: String?, missing: Bool, missingSince: String?, expiresAt: String, sightings: [SharedSighting]) {
+                notes: String?, missing: Bool, missingSince: String?, expiresAt: String, sightings: [SharedSighting],
+                coverage: BikeCoverage? = nil) {
         self.name = name
         self.make = make
         self.model = model
@@ -87,6 +90,7 @@ public struct SharedBike: Codable, Sendable, Equatable {
         self.missingSince = missingSince
         self.expiresAt = expiresAt
         self.sightings = sightings
+        self.coverage = coverage
     }
 }
 

@@ -75,6 +75,13 @@ import Yams
     static let share = Share(id: "sh1", bikeId: "b1", label: "Police case 1234", includeNotes: true, createdAt: "2026-11-21T09:00:00.000Z",
                              expiresAt: "2026-11-24T09:00:00.000Z", revokedAt: "2026-11-22T09:00:00.000Z", status: "revoked", views: 3,
                              lastViewedAt: "2026-11-21T12:00:00.000Z", url: "https://bikes.example.org/s/bbl_x", token: "bbl_x")
+    static let gap = CoverageGap(from: "2026-11-21T21:05:00.000Z", until: "2026-11-21T23:40:00.000Z", state: "silent")
+    static let coverageSentinel = CoverageSentinel(name: "Cafe Rosa", distanceMetres: 120, state: "listening", notListening: [gap])
+    static let coveragePlace = CoveragePlace(latitude: 52.0907, longitude: 5.1214, accuracy: 500, time: "2026-11-21T10:00:00.000Z",
+                                             sentinel: "a private sentinel")
+    static let coverage = BikeCoverage(place: coveragePlace, radiusMetres: 1000, missingSince: "2026-11-21T09:00:00.000Z", listening: 1,
+                                       sentinels: [coverageSentinel])
+
     /// The body of `POST /v1/beacons/parse` (the server's own type is internal to it).
     struct BeaconPasteSample: Codable, Sendable { var text: String }
 
@@ -156,9 +163,15 @@ import Yams
             Sample("SharedSighting", SharedSighting(record)),
             Sample("SharedBike", SharedBike(name: "Commuter", make: "Brompton", model: "C Line", colour: "green", frameNumber: "BR123",
                                             engineNumber: "E1", notes: "bell", missing: true, missingSince: "2026-11-21T09:00:00.000Z",
-                                            expiresAt: "2026-11-24T09:00:00.000Z", sightings: [SharedSighting(record)]),
+                                            expiresAt: "2026-11-24T09:00:00.000Z", sightings: [SharedSighting(record)], coverage: coverage),
                    minimal: SharedBike(name: "Commuter", make: "", model: "", colour: "", frameNumber: "", engineNumber: "", notes: nil,
                                        missing: false, missingSince: nil, expiresAt: "2026-11-24T09:00:00.000Z", sightings: [])),
+            Sample("BikeCoverage", coverage,
+                   minimal: BikeCoverage(place: nil, radiusMetres: 1000, missingSince: nil, listening: 0, sentinels: [])),
+            Sample("CoveragePlace", coveragePlace,
+                   minimal: CoveragePlace(latitude: 52.0907, longitude: 5.1214, accuracy: nil, time: "2026-11-21T10:00:00.000Z", sentinel: "Cafe Rosa")),
+            Sample("CoverageSentinel", coverageSentinel),
+            Sample("CoverageGap", gap, minimal: CoverageGap(from: "2026-11-21T21:05:00.000Z", until: nil, state: "degraded")),
             Sample("AccountDeletion", AccountDeletion(password: "correct horse battery")),
             Sample("PasswordChange", PasswordChange(currentPassword: "correct horse battery", newPassword: "a better horse battery")),
             Sample("BikeDateRequest", BikeDateRequest(name: "Insurance renewal", due: "2026-12-01", remindDaysBefore: 14, timeZone: "Europe/Amsterdam"),

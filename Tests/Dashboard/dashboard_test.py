@@ -449,6 +449,11 @@ async def scenario(page, browser, base, server, database, downloads, artifacts, 
     http("POST", base + "/v1/sightings", {"sightings": [later]}, second)
     checks.expect(await page.wait_for("document.querySelectorAll('#tiled-map path.place').length === 2"),
                   "the Leaflet map plots both sentinel places")
+    # Both sightings have one time: the last place is either sentinel's, and the other is 1.6 km off. Neither sent a heartbeat.
+    coverage = await page.wait_for("document.getElementById('coverage').textContent.includes('public sentinel') && document.getElementById('coverage').textContent")
+    checks.expect(coverage and "Within 1 km of the last place: 1 public sentinel, not listening now." in coverage
+                  and ("Garage Nord: not listening since" in coverage) != ("Cafe Rosa: not listening since" in coverage),
+                  f"the bike page says who listens around the last place: one sentinel, silent since the bike went missing ({coverage!r})")
     checks.expect(await page.wait_for("document.querySelectorAll('#tiled-map img.leaflet-tile-loaded').length > 0"),
                   f"tiles from the --map-tiles server are drawn ({tiles.requests} tile requests)")
     leaflet = await page.js("[...document.scripts].map((s) => s.src).find((src) => src.includes('leaflet'))")
@@ -645,6 +650,8 @@ async def theft_checks(page, browser, base, artifacts, checks, sentinel):
                   "the shared page shows no owner e-mail, no label and no beacon identity")
     checks.expect(await browser.js("document.cookie", session) == "", "the stranger's browser holds no cookie")
     checks.expect("Garage Nord" in text and "WDB123456" in text and "MISSING" in text, "the shared page shows the bike, its frame number, missing state and places")
+    checks.expect("Within 1 km of the last place: 1 public sentinel, not listening now." in text,
+                  "the shared page says who listens around the last place")
     checks.expect(await browser.js("document.querySelector('#trail .stop.newest')?.dataset.stop", session) == "2", "the newest stop is highlighted")
     await shot(browser, session, 1280, os.path.join(artifacts, "shared-1280.png"))
     await shot(browser, session, 390, os.path.join(artifacts, "shared-390.png"))
@@ -963,6 +970,8 @@ async def app_checks(page, browser, base, artifacts, checks):
                   "with the network cut, the bike's last loaded sightings are readable")
     checks.expect(await page.wait_for("document.querySelector('#dates li')?.textContent.startsWith('Insurance renewal')"),
                   "and so are its dates")
+    checks.expect(await page.wait_for("document.getElementById('coverage').textContent.includes('public sentinel')"),
+                  "and who listens around its last place")
     banner = await page.wait_for("!document.getElementById('offline').hidden && document.getElementById('offline').textContent")
     checks.expect(banner and banner.startswith("Offline: showing what was last loaded"), f"the page says it is offline ({banner!r})")
     checks.expect(await page.wait_for("!document.getElementById('map').hasAttribute('hidden') && document.querySelectorAll('#map circle').length === 2"),

@@ -58,6 +58,14 @@ enum BikeRoutes {
             }
         }
 
+        let coverage = CoverageStore(database: state.database)
+        router.get("/v1/bikes/{id}/coverage") { _, context in
+            let owner = try context.owner().accountID
+            guard let found = try await coverage.coverage(bikeID: try bikeID(context), owner: owner, audience: .owner, now: state.now)
+            else { throw APIError.bikeNotFound }
+            return try JSONResponse.make(found, headers: [.cacheControl: "no-store"])
+        }
+
         router.get("/v1/bikes/{id}/sightings") { request, context in
             let owner = try context.owner().accountID
             let id = try bikeID(context)

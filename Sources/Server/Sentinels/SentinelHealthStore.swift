@@ -163,15 +163,18 @@ public struct SentinelHealthStore: Sendable {
             try await db.raw("""
                 SELECT from_state, to_state, reason, at_ms FROM sentinel_transitions WHERE sentinel_id = \(bind: sentinelID)
                 ORDER BY id DESC LIMIT \(bind: limit)
-                """).all().map { row in
-                guard let to = SentinelState(rawValue: try row.decode(column: "to_state", as: String.self)) else {
-                    throw StorageError.corruptRow("sentinel_transitions.to_state")
-                }
-                return SentinelTransition(from: try row.decode(column: "from_state", as: String?.self).flatMap(SentinelState.init(rawValue:)),
-                                          to: to, reason: try row.decode(column: "reason", as: String.self),
-                                          atMilliseconds: try row.decode(column: "at_ms", as: Int64.self))
-            }
+                """).all().map(Self.transitionRow)
         }
+    }
+
+    /// A `sentinel_transitions` row (from_state, to_state, reason, at_ms).
+    static func transitionRow(_ row: any SQLRow) throws -> SentinelTransition {
+        guard let to = SentinelState(rawValue: try row.decode(column: "to_state", as: String.self)) else {
+            throw StorageError.corruptRow("sentinel_transitions.to_state")
+        }
+        return SentinelTransition(from: try row.decode(column: "from_state", as: String?.self).flatMap(SentinelState.init(rawValue:)),
+                                  to: to, reason: try row.decode(column: "reason", as: String.self),
+                                  atMilliseconds: try row.decode(column: "at_ms", as: Int64.self))
     }
 
     /// How many sentinels are in each state: a revoked one is retired, one never heard from is silent.

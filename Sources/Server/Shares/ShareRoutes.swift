@@ -60,10 +60,13 @@ enum ShareRoutes {
                 throw APIError(.notFound, "not_found", "no such share link; ask the bike's owner for a new one")
             }
             let sightings = try await state.sightings.page(bikeID: bike.id, after: nil, limit: 500, for: .anyone).sightings
+            let coverage = try await CoverageStore(database: state.database).coverage(bikeID: bike.id, owner: resolved.ownerID,
+                                                                                     audience: .anyone, now: state.now)
             return try JSONResponse.make(SharedBike(
                 name: bike.name, make: bike.make, model: bike.model, colour: bike.colour, frameNumber: bike.frameNumber,
                 engineNumber: bike.engineNumber, notes: resolved.share.includeNotes ? bike.notes : nil, missing: bike.missing,
-                missingSince: bike.missingSince, expiresAt: resolved.share.expiresAt, sightings: sightings.map(SharedSighting.init)),
+                missingSince: bike.missingSince, expiresAt: resolved.share.expiresAt, sightings: sightings.map(SharedSighting.init),
+                coverage: coverage),
                 headers: [.cacheControl: "no-store"])
         }
     }

@@ -40,6 +40,7 @@ enum AuthorizationScenarios {
                 Row(method: .patch, path: "/v1/bikes/\(bike.id)", body: #"{"notes":"x"}"#, expected: ownerOnly(.ok)),
                 Row(method: .get, path: "/v1/bikes/\(bike.id)/sightings", expected: ownerOnly(.ok)),
                 Row(method: .get, path: "/v1/bikes/\(bike.id)/sightings?format=csv", expected: ownerOnly(.ok)),
+                Row(method: .get, path: "/v1/bikes/\(bike.id)/coverage", expected: ownerOnly(.ok)),
                 Row(method: .post, path: "/v1/bikes/\(bike.id)/missing", expected: ownerOnly(.ok)),
                 Row(method: .post, path: "/v1/bikes/\(bike.id)/recovered", expected: ownerOnly(.ok)),
                 Row(method: .get, path: "/v1/bikes", expected: anyOwner(.ok)),

@@ -63,6 +63,7 @@ struct SQLiteServerTests {
     @Test func sentinelAlerts() async throws { try await AlertScenarios.silentThenRecovered(.sqlite) }
     @Test func sentinelAlertsPushHomeOwner() async throws { try await AlertScenarios.homeOwnerPush(.sqlite) }
     @Test func operatorNetworkView() async throws { try await NetworkScenarios.operatorView(.sqlite) }
+    @Test func coverageAroundTheLastPlace() async throws { try await CoverageScenarios.aroundTheLastPlace(.sqlite) }
 }
 
 @Suite("Server on PostgreSQL", .enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
@@ -127,4 +128,5 @@ struct PostgresServerTests {
     @Test func sentinelAlerts() async throws { try await AlertScenarios.silentThenRecovered(.postgres) }
     @Test func sentinelAlertsPushHomeOwner() async throws { try await AlertScenarios.homeOwnerPush(.postgres) }
     @Test func operatorNetworkView() async throws { try await NetworkScenarios.operatorView(.postgres) }
+    @Test func coverageAroundTheLastPlace() async throws { try await CoverageScenarios.aroundTheLastPlace(.postgres) }
 }

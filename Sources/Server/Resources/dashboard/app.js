@@ -334,6 +334,18 @@ async function loadSightings(freshId) {
     state.sightings = page.sightings;
     renderSightings(freshId);
   } catch (error) { $("sightings-error").textContent = error.message; }
+  loadCoverage();
+}
+
+/** Who listens around the last place: a line of its own, which never keeps the sightings from showing. */
+async function loadCoverage() {
+  const id = state.selected;
+  try {
+    const coverage = await api("GET", `/v1/bikes/${encodeURIComponent(id)}/coverage`);
+    if (id === state.selected) $("coverage").textContent = coverageText(coverage);
+  } catch (error) {
+    if (id === state.selected) $("coverage").textContent = `Coverage could not be loaded: ${error.message}`;
+  }
 }
 
 function when(text) {

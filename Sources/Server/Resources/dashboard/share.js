@@ -26,6 +26,7 @@ function render(bike) {
   $("share-expiry").textContent = `This link works until ${absolute(bike.expiresAt)}.`;
   const newest = bike.sightings[0];
   $("last-seen").textContent = newest ? `Last seen ${ago(newest.time)} ${newest.place} (${newest.zone}${newest.distance == null ? "" : `, ~${newest.distance.toFixed(0)} m`})` : "Not seen by any sentinel yet.";
+  $("coverage").textContent = coverageText(bike.coverage);
   const visits = trailVisits(bike.sightings);
   drawTrail($("trail"), visits);
   $("trail-caption").textContent = visits.length ? `${visits.length} visit${visits.length === 1 ? "" : "s"}, numbered in time order; north is up.` : "";

@@ -23,10 +23,10 @@ self.addEventListener("activate", (event) => {
     .then(() => self.clients.claim()));
 });
 
-/** The owner's readable data: the bikes and a bike's sightings (not exports, not the live stream). */
+/** The owner's readable data: the bikes and a bike's sightings, dates and coverage (not exports, not the live stream). */
 function isOwnerData(url) {
   return url.pathname === "/v1/bikes" || url.pathname === "/v1/account" || url.pathname === "/v1/account/notifications"
-    || (/^\/v1\/bikes\/[^/]+\/(sightings|dates)$/.test(url.pathname) && !url.searchParams.has("format"));
+    || (/^\/v1\/bikes\/[^/]+\/(sightings|dates|coverage)$/.test(url.pathname) && !url.searchParams.has("format"));
 }
 
 function isShell(url) {

@@ -58,3 +58,29 @@ function drawTrail(svg, visits) {
     svg.append(group);
   });
 }
+
+/** Who listens around the bike's last place (`BikeCoverage`), in words: "Within 1 km of the last place: 3 public
+ * sentinels, 2 of them listening now. Cafe Rosa: not listening 21 Nov 2026, 21:05–23:40." */
+function coverageText(coverage) {
+  if (!coverage) return "";
+  if (!coverage.place) return "Coverage: no sentinel has heard this bike at a known place yet, so there is no place to say who listens around.";
+  const radius = coverage.radiusMetres >= 1000 ? `${coverage.radiusMetres / 1000} km` : `${coverage.radiusMetres} m`;
+  const count = coverage.sentinels.length;
+  if (count === 0) return `No public sentinel within ${radius} of the last place: not being heard there says little.`;
+  const listening = count === 1 ? (coverage.listening ? "listening" : "not listening")
+    : `${coverage.listening === 0 ? "none" : coverage.listening === count ? "all" : coverage.listening} of them listening`;
+  const sentences = [`Within ${radius} of the last place: ${count} public sentinel${count === 1 ? "" : "s"}, ${listening} now.`];
+  for (const s of coverage.sentinels) {
+    if (s.notListening.length) sentences.push(`${s.name}: not listening ${s.notListening.map(gapText).join(", ")}.`);
+  }
+  if (coverage.missingSince && sentences.length === 1) sentences.push("All of them listened while the bike was missing.");
+  return sentences.join(" ");
+}
+
+/** "21 Nov 2026, 21:05–23:40", the end's date only when it is another day; "… until now" while it lasts. */
+function gapText(gap) {
+  if (!gap.until) return `since ${absolute(gap.from)}`;
+  const from = new Date(gap.from), until = new Date(gap.until);
+  const sameDay = from.toDateString() === until.toDateString();
+  return `${absolute(gap.from)}–${sameDay ? until.toLocaleTimeString(undefined, { timeStyle: "short" }) : absolute(gap.until)}`;
+}
