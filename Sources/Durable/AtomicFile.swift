@@ -54,6 +54,20 @@ public enum AtomicFile {
         try commit(temporary, to: path, durable: durable)
     }
 
+    /// Removes the temporary files a process killed mid-write (a power cut) left beside `path`, other
+    /// than this process's own; they hold nothing the old file or the new one does not. Returns their names.
+    @discardableResult
+    public static func removeLeftovers(of path: String) -> [String] {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[..<$0]) } ?? "."
+        let prefix = String(slash.map { path[path.index(after: $0)...] } ?? path[...]) + ".tmp-"
+        let own = prefix + "\(getpid())"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "/" : directory)) ?? []
+        let leftovers = names.filter { $0.hasPrefix(prefix) && $0 != own }
+        for name in leftovers { unlink((directory.isEmpty ? "" : directory) + "/" + name) }
+        return leftovers
+    }
+
     /// Makes a fully written `temporary` file the new `path`: rename it over `path`, with an fsync of
     /// the file before and of the directory after when `durable`. For files others write too
     /// (SQLite's `VACUUM INTO`).

@@ -64,6 +64,14 @@ public enum SentinelRunner {
                 throw ConfigurationError.invalid("cannot create the state directory \(directory): \(IOErrorText.describe(error))")
             }
         }
+        // A power cut during a write leaves its temporary file beside the state file it would have replaced.
+        for file in ["visits.json", "missing-list.json"] {
+            let removed = AtomicFile.removeLeftovers(of: state + "/" + file)
+            if !removed.isEmpty {
+                logger.notice("removed what a write cut short left in the state directory (the file it was replacing is intact)",
+                              metadata: ["files": "\(removed.joined(separator: ", "))", "directory": "\(state)"])
+            }
+        }
         let server = ServerConnection(baseURL: configuration.serverURL, token: configuration.token,
                                       timeout: .milliseconds(Int64(configuration.requestTimeout * 1000)))
         let outbox = try await Outbox.open(path: state + "/outbox.sqlite", maxRows: configuration.outboxMaxRows,
