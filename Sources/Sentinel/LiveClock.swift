@@ -21,10 +21,7 @@ struct LiveClock: Sendable {
         let origin = ContinuousClock.now
         self.wall = wall
         // ContinuousClock keeps counting while the system is suspended, as absence does.
-        self.elapsed = elapsed ?? {
-            let components = origin.duration(to: .now).components
-            return Double(components.seconds) + Double(components.attoseconds) * 1e-18
-        }
+        self.elapsed = elapsed ?? { seconds(origin.duration(to: .now)) }
         startWall = wall()
         startElapsed = self.elapsed()
     }

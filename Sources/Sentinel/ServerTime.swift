@@ -58,6 +58,7 @@ public final class ServerTime: Sendable {
     }
 }
 
-private func seconds(_ duration: Duration) -> Double {
+/// A duration in seconds, as the live clocks count.
+func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
 }

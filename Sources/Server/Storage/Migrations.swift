@@ -167,6 +167,8 @@ enum Migrations {
         common(95, [
             "ALTER TABLE bikes ADD COLUMN missing_until_ms BIGINT",
             "ALTER TABLE bikes ADD COLUMN missing_reminded_ms BIGINT",
+            // The delivery worker's pass looks for periods ending soon on every round.
+            "CREATE INDEX bikes_missing_until ON bikes (missing_until_ms)",
         ]),
         // Sentinel health (#34): each sentinel's last heartbeat with the state judged from it (one row,
         // updated in place), every change of state, and the event kind on owners' streams.

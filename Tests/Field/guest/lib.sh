@@ -206,10 +206,15 @@ departure() {
   i=0
   until journalctl -u bikebeacon-sentinel --after-cursor="$CURSOR" -o cat --no-pager 2>/dev/null | grep -q 'event=departed'; do
     i=$((i + 1))
-    [ "$i" -lt 900 ] || { problem "departure over $1: no departed sighting within 180 s"; break; }
+    [ "$i" -lt 900 ] || break
     sleep 0.2
   done
-  mark "departure over $1: departed logged $(since "$start")s after the tag went off"
+  # Marked only when the journal has the departed sighting: the host's check reads this mark.
+  if [ "$i" -lt 900 ]; then
+    mark "departure over $1: departed logged $(since "$start")s after the tag went off"
+  else
+    problem "departure over $1: no departed sighting within 180 s"
+  fi
   tag "$MAJOR" "$MINOR" -59 -60
 }
 
