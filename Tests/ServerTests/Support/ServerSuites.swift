@@ -64,6 +64,8 @@ struct SQLiteServerTests {
     @Test func sentinelAlertsPushHomeOwner() async throws { try await AlertScenarios.homeOwnerPush(.sqlite) }
     @Test func operatorNetworkView() async throws { try await NetworkScenarios.operatorView(.sqlite) }
     @Test func coverageAroundTheLastPlace() async throws { try await CoverageScenarios.aroundTheLastPlace(.sqlite) }
+    @Test func foundTagLookupAndMessage() async throws { try await FoundTagScenarios.lookupAndMessage(.sqlite) }
+    @Test func hiddenTagFreezes() async throws { try await FoundTagScenarios.hiddenTagFreezes(.sqlite) }
 }
 
 @Suite("Server on PostgreSQL", .enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
@@ -129,4 +131,6 @@ struct PostgresServerTests {
     @Test func sentinelAlertsPushHomeOwner() async throws { try await AlertScenarios.homeOwnerPush(.postgres) }
     @Test func operatorNetworkView() async throws { try await NetworkScenarios.operatorView(.postgres) }
     @Test func coverageAroundTheLastPlace() async throws { try await CoverageScenarios.aroundTheLastPlace(.postgres) }
+    @Test func foundTagLookupAndMessage() async throws { try await FoundTagScenarios.lookupAndMessage(.postgres) }
+    @Test func hiddenTagFreezes() async throws { try await FoundTagScenarios.hiddenTagFreezes(.postgres) }
 }
