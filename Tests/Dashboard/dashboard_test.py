@@ -793,6 +793,8 @@ async def find_tag_checks(page, base, server, database, email, artifacts, checks
 async def found_checks(page, browser, base, artifacts, checks):
     """"Found a tag?" as a stranger uses it: the page says only that the tag is registered; HTML in a report is refused
     in words; a report freezes the bike, and its owner's dashboard shows UNDER REVIEW with no Mark missing button."""
+    href = await page.js("document.querySelector('#found-link a')?.href")
+    checks.expect(href == base + "/found", f"the sign-in screen links to the Found a tag? page ({href})")
     target, session = await open_context(browser, base + "/found")
     await wait_in(browser, session, "document.readyState === 'complete'")
     tag = f"uuid {BEACON['uuid'].lower()} major {BEACON['major']} minor {BEACON['minor']}"
