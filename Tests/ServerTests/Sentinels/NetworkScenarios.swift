@@ -59,6 +59,11 @@ enum NetworkScenarios {
             #expect(String(buffer: bad.body).contains("'state'"))
             expectError(try await client.send(.get, "/v1/network/sentinels?outdated=maybe", token: olga), .badRequest)
 
+            // Ann leaves: her home sentinel stays a home sentinel (sentinels.home), its owner_id now NULL.
+            #expect(try await client.send(.delete, "/v1/account", token: ann, json: AccountDeletion(password: "correct horse battery")).status == .noContent)
+            let afterAnn = try client.decode(NetworkSentinelList.self, try await client.send(.get, "/v1/network/sentinels", token: olga)).sentinels
+            #expect(afterAnn.first { $0.name == "Ann's garage" }?.home == true)
+
             // Rights taken away: 403 again.
             try await operators.remove(email: "olga@example.org")
             expectError(try await client.send(.get, "/v1/network/sentinels", token: olga), .forbidden)
