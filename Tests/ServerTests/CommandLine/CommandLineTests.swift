@@ -89,6 +89,8 @@ import TestSupport
         #expect(on.status == 0 && on.lines == ["sentinel 'Station' is on the coverage map"], "\(on.stderr)")
         #expect(try await run("bikebeacon-server", ["sentinels", "coverage-map", "Cafe Rosa", "off"] + database).status == 0)
         #expect(try await onTheMap() == ["Station"])
+        #expect(try await run("bikebeacon-server", ["sentinels", "show", "Station"] + database).lines.contains("kind: public, on the coverage map"))
+        #expect(try await run("bikebeacon-server", ["sentinels", "show", "Cafe Rosa"] + database).lines.contains("kind: public, not on the coverage map"))
         let bad = try await run("bikebeacon-server", ["sentinels", "coverage-map", "Station", "maybe"] + database)
         #expect(bad.status != 0 && bad.stderr.contains("maybe"), "\(bad.stderr)")
         let unknown = try await run("bikebeacon-server", ["sentinels", "coverage-map", "Nowhere", "on"] + database)
