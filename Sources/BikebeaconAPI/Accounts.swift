@@ -24,10 +24,13 @@ public struct PasswordChange: Codable, Sendable, Equatable {
 public struct Account: Codable, Sendable, Equatable {
     public var id: String
     public var email: String
+    /// On `GET /v1/account`: whether the account is also an operator (sees the Network page).
+    public var `operator`: Bool?
 
-    public init(id: String, email: String) {
+    public init(id: String, email: String, operator isOperator: Bool? = nil) {
         self.id = id
         self.email = email
+        self.operator = isOperator
     }
 }
 

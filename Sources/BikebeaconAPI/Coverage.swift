@@ -75,3 +75,31 @@ public struct CoverageGap: Codable, Sendable, Equatable {
         self.state = state
     }
 }
+
+/// `GET /v1/network/coverage`: where the network listens. Only public sentinels at a fixed place
+/// whose host agreed to be on the map (`sentinels add … --on-coverage-map`); never a home, roaming
+/// or retired sentinel.
+public struct CoverageMap: Codable, Sendable, Equatable {
+    /// By name.
+    public var sentinels: [CoverageMapSentinel]
+
+    public init(sentinels: [CoverageMapSentinel]) {
+        self.sentinels = sentinels
+    }
+}
+
+/// One sentinel on the coverage map: its place (4 decimals, about 10 m) and whether it listens now.
+public struct CoverageMapSentinel: Codable, Sendable, Equatable {
+    public var name: String
+    public var latitude: Double
+    public var longitude: Double
+    /// Listening now; false while degraded or silent (and before its first heartbeat).
+    public var listening: Bool
+
+    public init(name: String, latitude: Double, longitude: Double, listening: Bool) {
+        self.name = name
+        self.latitude = latitude
+        self.longitude = longitude
+        self.listening = listening
+    }
+}

@@ -107,7 +107,7 @@ public enum HeartbeatLimits {
     }
 }
 
-/// A home sentinel's change of state on its owner's event stream (`event: sentinel`) and webhook.
+/// A sentinel's change of state (`event: sentinel`) on the event stream and webhook of every operator, and of its owner for a home sentinel.
 public struct SentinelStateEvent: Codable, Sendable, Equatable {
     public static let kind = "sentinel"
     /// `sentinel`.

@@ -8,6 +8,8 @@ public struct NetworkSentinel: Codable, Sendable, Equatable {
     public var longitude: Double?
     /// An owner's home sentinel.
     public var home: Bool
+    /// On the owners' coverage map (`GET /v1/network/coverage`), its host having agreed.
+    public var onCoverageMap: Bool
     /// `listening`, `degraded`, `silent` or `retired`.
     public var state: String
     /// Why, unless listening.
@@ -23,7 +25,8 @@ public struct NetworkSentinel: Codable, Sendable, Equatable {
     public var outboxOldestAgeSeconds: Double?
     public var clockOffsetSeconds: Double?
 
-    public init(id: String, name: String, latitude: Double?, longitude: Double?, home: Bool, state: String, reason: String,
+    public init(id: String, name: String, latitude: Double?, longitude: Double?, home: Bool, onCoverageMap: Bool = false,
+                state: String, reason: String,
                 since: String?, lastHeartbeatAt: String?, version: String?, outdated: Bool, reportsPerMinute: Double?,
                 outboxDepth: Int?, outboxOldestAgeSeconds: Double?, clockOffsetSeconds: Double?) {
         self.id = id
@@ -31,6 +34,7 @@ public struct NetworkSentinel: Codable, Sendable, Equatable {
         self.latitude = latitude
         self.longitude = longitude
         self.home = home
+        self.onCoverageMap = onCoverageMap
         self.state = state
         self.reason = reason
         self.since = since

@@ -60,6 +60,7 @@ public enum BikebeaconServer {
         SentinelRoutes.add(to: callers, state: state)
         NearbyRoutes.add(to: callers, state: state)
         NetworkRoutes.add(to: callers, state: state)
+        CoverageMapRoutes.add(to: callers, state: state)
         EnrolmentRoutes.add(to: router, state: state)
         FoundTagRoutes.add(to: router, state: state)
         EventRoutes.add(to: callers, state: state)

@@ -4,7 +4,7 @@ import Server
 
 struct Sentinels: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Enrol, list, rotate and revoke sentinels.", subcommands: [Add.self, List.self, Show.self, Rotate.self, Revoke.self])
+        abstract: "Enrol, list, rotate and revoke sentinels.", subcommands: [Add.self, List.self, Show.self, Rotate.self, Revoke.self, CoverageMapCommand.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -19,6 +19,8 @@ struct Sentinels: AsyncParsableCommand {
         var owner: String?
         @Option(help: "The e-mail of whoever hosts the sentinel (the cafe): mailed when it stops listening and when it recovers (needs serve --smtp-url).")
         var hostEmail: String?
+        @Flag(help: "Show it on the owners' coverage map (its place and whether it listens), its host having agreed; off by default. Not for a home or roaming sentinel.")
+        var onCoverageMap = false
         @Option(help: "When it counts as enrolled (RFC 3339; default now): sightings dated earlier are refused. Set it earlier only to replay a recorded capture (tests, the demo).")
         var enrolledAt: String?
         @OptionGroup var enrolment: EnrolmentOptions
@@ -41,7 +43,7 @@ struct Sentinels: AsyncParsableCommand {
             let (sentinel, token, code) = try await database.with { db in
                 let (sentinel, token) = try await SentinelStore(database: db).add(name: name, latitude: latitude, longitude: longitude,
                                                                                   ownerEmail: owner, hostEmail: hostEmail,
-                                                                                  now: enrolledAt.flatMap(Timestamp.parse) ?? now)
+                                                                                  onCoverageMap: onCoverageMap, now: enrolledAt.flatMap(Timestamp.parse) ?? now)
                 return (sentinel, token, try await EnrolmentStore(database: db).issue(sentinel: sentinel.name, token: token, now: now))
             }
             if let latitude = sentinel.latitude, let longitude = sentinel.longitude {
@@ -119,6 +121,24 @@ extension Sentinels {
             print(EnrolmentNotice.text(code: code.code, expiresMilliseconds: code.expiresMilliseconds, publicURL: enrolment.publicURL))
             print("new token for sentinel '\(name)' (shown once; put it in its config and restart it):")
             print(token)
+        }
+    }
+}
+
+extension Sentinels {
+    /// `sentinels coverage-map NAME on|off`: the host agreed to be on the owners' coverage map, or changed their mind.
+    struct CoverageMapCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "coverage-map",
+            abstract: "Put a public sentinel on the owners' coverage map (its host agreed) or take it off.")
+        enum Choice: String, ExpressibleByArgument, CaseIterable { case on, off }
+        @Argument var name: String
+        @Argument(help: "on or off") var choice: Choice
+        @OptionGroup var database: DatabaseOption
+
+        func run() async throws {
+            try await database.with { try await SentinelStore(database: $0).setCoverageMap(name: name, on: choice == .on) }
+            print(choice == .on ? "sentinel '\(name)' is on the coverage map" : "sentinel '\(name)' is off the coverage map")
         }
     }
 }

@@ -52,7 +52,7 @@ import Yams
                                          time: "2026-11-21T10:00:00.000Z", beacon: beacon, zone: "near", rssi: -67, distance: 2.5,
                                          sentinel: "Bus line 12", latitude: 52.0912, longitude: 5.1231, accuracy: 8)
     static let networkSentinel = NetworkSentinel(
-        id: "s1", name: "Cafe Rosa", latitude: 52.09, longitude: 5.12, home: false, state: "degraded", reason: "not scanning",
+        id: "s1", name: "Cafe Rosa", latitude: 52.09, longitude: 5.12, home: false, onCoverageMap: true, state: "degraded", reason: "not scanning",
         since: "2026-11-21T09:00:00.000Z", lastHeartbeatAt: "2026-11-21T10:00:00.000Z", version: "0.1.0", outdated: true,
         reportsPerMinute: 1840, outboxDepth: 2, outboxOldestAgeSeconds: 31, clockOffsetSeconds: -0.6)
     static let heartbeat = SentinelHeartbeat(
@@ -124,7 +124,7 @@ import Yams
                                                time: "2026-11-21T10:00:00.000Z")),
             Sample("Error", ErrorBody(error: "invalid_request", message: "'name' must not be empty")),
             Sample("Credentials", Credentials(email: "ana@example.org", password: "correct horse battery")),
-            Sample("Account", Account(id: "a1", email: "ana@example.org")),
+            Sample("Account", Account(id: "a1", email: "ana@example.org", operator: true), minimal: Account(id: "a1", email: "ana@example.org")),
             Sample("Token", Token(token: "bbo_abc")),
             Sample("LogIn", LogIn(email: "ana@example.org", password: "correct horse battery", cookie: true),
                    minimal: LogIn(email: "ana@example.org", password: "correct horse battery")),
@@ -147,7 +147,7 @@ import Yams
             Sample("Rejection", Rejection(id: item.id, reason: "'zone' must be immediate, near, far or unknown", field: "zone")),
             Sample("SightingResult", SightingResult(accepted: 1, duplicates: 0, rejected: [Rejection(id: "x", reason: "'id' must be a UUID", field: "id")])),
             Sample("Sighting", record, minimal: recordWithoutDistance),
-            Sample("AccountExport", AccountExport(account: Account(id: "a1", email: "ana@example.org"), createdAt: "2026-11-20T09:00:00.000Z",
+            Sample("AccountExport", AccountExport(account: Account(id: "a1", email: "ana@example.org", operator: false), createdAt: "2026-11-20T09:00:00.000Z",
                                                   exportedAt: "2026-11-22T09:00:00.000Z", webhookUrl: "https://hooks.example.org/bike",
                                                   bikes: [bike], sightings: [record], notifications: NotificationSettings(push: true, email: false),
                                                   pushSubscriptions: [subscription], sessions: [session], shares: [share], dates: [date]),
@@ -172,6 +172,8 @@ import Yams
             Sample("CoveragePlace", coveragePlace,
                    minimal: CoveragePlace(latitude: 52.0907, longitude: 5.1214, accuracy: nil, time: "2026-11-21T10:00:00.000Z", sentinel: "Cafe Rosa")),
             Sample("CoverageSentinel", coverageSentinel),
+            Sample("CoverageMap", CoverageMap(sentinels: [CoverageMapSentinel(name: "Cafe Rosa", latitude: 52.0907, longitude: 5.1214, listening: false)])),
+            Sample("CoverageMapSentinel", CoverageMapSentinel(name: "Cafe Rosa", latitude: 52.0907, longitude: 5.1214, listening: true)),
             Sample("CoverageGap", gap, minimal: CoverageGap(from: "2026-11-21T21:05:00.000Z", until: nil, state: "degraded")),
             Sample("AccountDeletion", AccountDeletion(password: "correct horse battery")),
             Sample("PasswordChange", PasswordChange(currentPassword: "correct horse battery", newPassword: "a better horse battery")),

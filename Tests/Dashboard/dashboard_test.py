@@ -514,6 +514,7 @@ async def scenario(page, browser, base, server, database, downloads, artifacts, 
     await dates_checks(page, checks)
     await find_tag_checks(page, base, server, database, email, artifacts, checks)
     await app_checks(page, browser, base, artifacts, checks)
+    await network_checks(page, base, server, database, email, artifacts, checks, token, second)
     violations = await page.js("window.__csp")
     checks.expect(violations == [], f"nothing the dashboard does breaks its Content-Security-Policy ({violations})")
 
@@ -819,6 +820,120 @@ async def found_checks(page, browser, base, artifacts, checks):
     note = await page.js("document.querySelector('#bikes [data-under-review]')?.textContent") or ""
     checks.expect("operator" in note and await page.js("document.querySelector('#bikes [data-action=missing]') === null"),
                   f"it says why and offers no Mark missing ({note!r})")
+
+
+HEARTBEAT = {"version": "0.1.0", "uptimeSeconds": 3600, "backend": "dbus", "adapterPresent": True, "adapterPowered": True,
+             "scanning": True, "intervalSeconds": 60, "reports": 900, "iBeacons": 3, "lastReportAgeSeconds": 0.5, "missingInRange": 0,
+             "outboxDepth": 0, "clockOffsetSeconds": 0.4, "diskFreeBytes": 10_000_000_000, "diskTotalBytes": 30_000_000_000}
+
+
+def heartbeat(base, token, **changes):
+    """A sentinel's heartbeat, as it sends one: a header on its missing-list refresh."""
+    request = urllib.request.Request(base + "/v1/missing")
+    request.add_header("Authorization", "Bearer " + token)
+    request.add_header("Bikebeacon-Heartbeat", json.dumps({**HEARTBEAT, **changes}))
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.status
+
+
+async def network_checks(page, base, server, database, email, artifacts, checks, cafe, garage):
+    """The operator's Network page and the owners' coverage map. An owner who is not an operator has no Network link,
+    and opening its address reads the API's 403 in words; made an operator (the CLI), they see every sentinel with its
+    health, a map coloured by state and the filters, changing without a reload when a sentinel changes state. The coverage
+    map shows only the sentinel whose host opted in, never the owner's home sentinel."""
+    def cli(*args):
+        return subprocess.run([server, *args, "--database", database], capture_output=True, text=True)
+
+    rows_js = ("Object.fromEntries([...document.querySelectorAll('#network-table tbody tr')]"
+               ".map((tr) => [tr.dataset.sentinel, tr.dataset.state]))")
+    markers_js = ("[...document.querySelectorAll('#network-map path.sentinel')]"
+                  ".map((p) => p.getAttribute('class').match(/state-(\\w+)/)[1] + ' ' + p.getAttribute('fill')).sort()")
+    checks.expect(await page.js("document.getElementById('nav-network').hidden && !document.getElementById('nav-coverage').hidden"),
+                  "an owner who is not an operator has no Network link; the coverage map's link is there")
+    await page.js("window.__beforeReload = true")
+    await page.send("Page.navigate", url=base + "/?view=network")
+    refused = await page.wait_for("!window.__beforeReload && document.getElementById('network-error').textContent")
+    checks.expect(refused and "operators" in refused and "not one" in refused and await page.js("document.getElementById('network-body').hidden"),
+                  f"an owner opening the Network page's address reads the API's refusal (403) in words, and no sentinel ({refused!r})")
+    await page.screenshot(os.path.join(artifacts, "network-owner-403.png"))
+
+    made = cli("operators", "add", email)
+    checks.expect(made.returncode == 0, f"operators add makes the owner an operator ({made.stderr.strip()})")
+    checks.expect(heartbeat(base, cafe) == 200 and heartbeat(base, garage, version="0.0.9") == 200,
+                  "both public sentinels send a heartbeat (Garage Nord an older version)")
+    await page.js("window.__beforeReload = true")
+    await page.send("Page.reload")
+    checks.expect(await page.wait_for("!window.__beforeReload && !document.getElementById('nav-network').hidden"),
+                  "an operator sees the Network link")
+    rows = await page.wait_for(f"document.querySelectorAll('#network-table tbody tr').length === 3 && {rows_js}")
+    checks.expect(rows and rows.get("Cafe Rosa") == "listening" and rows.get("Garage Nord") == "listening" and "Ann's home" in rows,
+                  f"the Network page lists every sentinel with its state, the home sentinel too ({rows})")
+    rosa = await page.js("document.querySelector('#network-table tr[data-sentinel=\"Cafe Rosa\"]').innerText")
+    checks.expect(rosa and "0.1.0" in rosa and "900" in rosa and "+0.4 s" in rosa and "empty" in rosa and "s ago" in rosa,
+                  f"a row shows the last heartbeat, version, reports a minute, outbox and clock offset ({rosa!r})")
+    nord = await page.js("document.querySelector('#network-table tr[data-sentinel=\"Garage Nord\"]').innerText")
+    checks.expect(nord and "0.0.9 (outdated)" in nord, f"an older version than the newest in the network is marked outdated ({nord!r})")
+    markers = await page.wait_for(f"document.querySelectorAll('#network-map path.sentinel').length === 3 && {markers_js}")
+    checks.expect(markers and markers.count("listening #1e7d34") == 2, f"the map draws every sentinel, coloured by state ({markers})")
+    checks.expect(await page.wait_for("document.querySelectorAll('#network-map img.leaflet-tile-loaded').length > 0"),
+                  "the Network map has tiles")
+
+    posted = time.monotonic()
+    heartbeat(base, cafe, scanning=False)
+    live = await page.wait_for("document.querySelector('#network-table tr[data-sentinel=\"Cafe Rosa\"]')?.dataset.state === 'degraded' && "
+                               "document.querySelector('#network-map path.state-degraded')", timeout=10)
+    latency = time.monotonic() - posted
+    checks.expect(live and latency < 5, f"a sentinel turning degraded shows on the page and its map without a reload ({latency:.2f} s)")
+    print(f"  measure: heartbeat 'not scanning' -> Network page shows degraded: {latency:.2f} s")
+    reason = await page.js("document.querySelector('#network-table tr[data-sentinel=\"Cafe Rosa\"]').innerText")
+    checks.expect("not scanning" in reason, f"the row says why ({reason!r})")
+    told = await page.js("document.querySelector('#events [data-sentinel-event]')?.textContent")
+    checks.expect(told and told.endswith("Cafe Rosa is degraded (not scanning)"), f"the live events list says it in words ({told!r})")
+
+    async def filtered(name):
+        await page.js(f"document.getElementById('network-filter-{name}').click()")
+        await asyncio.sleep(0.2)
+        return [await page.js(rows_js), await page.js(f"document.getElementById('network-count-{name}').textContent")]
+    degraded, count = await filtered("degraded")
+    checks.expect(degraded == {"Cafe Rosa": "degraded"} and count == "(1)", f"the degraded filter keeps only the degraded sentinel ({degraded}, {count})")
+    outdated, count = await filtered("outdated")
+    checks.expect(outdated == {"Garage Nord": "listening"} and count == "(1)", f"the outdated filter keeps the older version ({outdated}, {count})")
+    silent, count = await filtered("silent")
+    checks.expect(all(state == "silent" for state in silent.values()) and count == f"({len(silent)})"
+                  and (not silent) == await page.js("!document.getElementById('network-empty').hidden"),
+                  f"the silent filter keeps only silent sentinels, or says none matches ({silent}, {count})")
+    await filtered("all")
+    await page.js("window.scrollTo(0, 0)")
+    await asyncio.sleep(0.3)
+    await page.screenshot(os.path.join(artifacts, "network-1280.png"))
+    await accessible(page, "the Network page", checks)
+
+    opted = cli("sentinels", "coverage-map", "Cafe Rosa", "on")
+    checks.expect(opted.returncode == 0, f"sentinels coverage-map puts Cafe Rosa on the coverage map ({opted.stderr.strip()})")
+    await page.js("document.getElementById('nav-coverage').click()")
+    listed = await page.wait_for("document.querySelectorAll('#coverage-map-list li').length > 0 && "
+                                 "[...document.querySelectorAll('#coverage-map-list li')].map((li) => li.dataset.sentinel + ' ' + li.dataset.listening)")
+    checks.expect(listed == ["Cafe Rosa false"] and await page.js("location.search") == "?view=coverage",
+                  f"the coverage map lists only the sentinel whose host opted in, not listening while degraded ({listed})")
+    checks.expect("Ann's home" not in await page.js("document.getElementById('view-coverage').innerText"),
+                  "the owner's own home sentinel is not on the coverage map")
+    dots = await page.wait_for("document.querySelectorAll('#coverage-tiles path.sentinel').length === 1 && "
+                               "document.querySelector('#coverage-tiles path.sentinel').getAttribute('class')")
+    checks.expect(dots and "state-off" in dots, f"its marker on the map says not listening ({dots!r})")
+    heartbeat(base, cafe)
+    back = await page.wait_for("document.querySelector('#coverage-map-list li')?.dataset.listening === 'true' && "
+                               "document.getElementById('coverage-map-summary').textContent", timeout=10)
+    checks.expect(back and "1 listening now" in back, f"listening again, it shows so on the coverage map without a reload ({back!r})")
+    await page.screenshot(os.path.join(artifacts, "coverage-map-1280.png"))
+    await accessible(page, "the coverage map", checks)
+
+    await page.js("history.back()")
+    checks.expect(await page.wait_for("!document.getElementById('view-network').hidden && document.getElementById('view-coverage').hidden && "
+                                      "location.search === '?view=network'"),
+                  "Back returns from the coverage map to the Network page")
+    await page.js("document.getElementById('nav-bikes').click()")
+    await page.wait_for("!document.getElementById('view-bikes').hidden")
+    cli("operators", "remove", email)
 
 
 async def cookies(page):

@@ -45,7 +45,8 @@ struct AccountData: Sendable {
                 JOIN bikes b ON b.id = s.bike_id WHERE b.owner_id = \(bind: accountID) ORDER BY s.time_ms, s.id
                 """).all().map(SightingStore.sighting)
             return AccountExport(
-                account: Account(id: accountID, email: try row.decode(column: "email", as: String.self)),
+                account: Account(id: accountID, email: try row.decode(column: "email", as: String.self),
+                                 operator: try await db.raw("SELECT account_id FROM operators WHERE account_id = \(bind: accountID)").first() != nil),
                 createdAt: Timestamp.format(milliseconds: try row.decode(column: "created_ms", as: Int64.self)),
                 exportedAt: Timestamp.format(milliseconds: now),
                 webhookUrl: try row.decode(column: "webhook_url", as: String?.self),

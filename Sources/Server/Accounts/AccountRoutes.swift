@@ -60,7 +60,8 @@ enum AccountRoutes {
         callers.get("/v1/account") { _, context in
             let accountID = try context.owner().accountID
             let email = try await state.accounts.email(accountID: accountID) ?? ""
-            return try JSONResponse.make(Account(id: accountID, email: email))
+            let isOperator = try await OperatorStore(database: state.database).isOperator(accountID: accountID)
+            return try JSONResponse.make(Account(id: accountID, email: email, operator: isOperator))
         }
 
         // A new password without email (a server with no SMTP has no reset link): the current one first,

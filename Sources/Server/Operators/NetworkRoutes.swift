@@ -19,12 +19,9 @@ enum NetworkRoutes {
             guard outdatedText == nil || outdatedText == "true" || outdatedText == "false" else {
                 throw APIError.invalid("'outdated' must be true or false")
             }
-            let homes = try await state.database.withSession { db in
-                try await db.raw("SELECT id FROM sentinels WHERE owner_id IS NOT NULL").all().map { try $0.decode(column: "id", as: String.self) }
-            }
             let sentinels = try await SentinelStore(database: state.database).list()
             let health = try await state.sentinelHealth.all()
-            let all = NetworkView.sentinels(sentinels, health: health, homes: Set(homes))
+            let all = NetworkView.sentinels(sentinels, health: health)
             let kept = all.filter { (wanted == nil || $0.state == wanted) && (outdatedText != "true" || $0.outdated) }
             return try JSONResponse.make(NetworkSentinelList(sentinels: kept))
         }

@@ -5,7 +5,7 @@ enum NetworkView {
     /// A state filter's allowed values.
     static let states = SentinelState.allCases.map(\.rawValue)
 
-    static func sentinels(_ sentinels: [Sentinel], health: [String: SentinelHealthRecord], homes: Set<String>) -> [NetworkSentinel] {
+    static func sentinels(_ sentinels: [Sentinel], health: [String: SentinelHealthRecord]) -> [NetworkSentinel] {
         let newest = health.values.map(\.heartbeat.version).max(by: isOlder)
         return sentinels.map { sentinel in
             let record = health[sentinel.id]
@@ -14,7 +14,8 @@ enum NetworkView {
             let reason = state == .retired ? "revoked by the operator" : record?.reason ?? "no heartbeat yet"
             return NetworkSentinel(
                 id: sentinel.id, name: sentinel.name, latitude: sentinel.latitude, longitude: sentinel.longitude,
-                home: homes.contains(sentinel.id), state: state.rawValue, reason: reason,
+                // `home`, not `ownerID`: a home sentinel stays one after its owner's account is deleted.
+                home: sentinel.home, onCoverageMap: sentinel.onCoverageMap, state: state.rawValue, reason: reason,
                 since: record.map { Timestamp.format(milliseconds: $0.stateMilliseconds) },
                 lastHeartbeatAt: record.map { Timestamp.format(milliseconds: $0.receivedMilliseconds) },
                 version: beat?.version, outdated: beat.flatMap { beat in newest.map { isOlder(beat.version, $0) } } ?? false,

@@ -34,8 +34,9 @@ enum ReportRoutes {
                 Result(catching: { () throws(QREncoder.Failure) -> QRMatrix in try QREncoder.encode(url) })
             }
             if case .failure(let error)? = qr { state.logger.warning("theft report without its QR code: \(error)") }
+            let coverage = try await CoverageStore(database: state.database).coverage(bikeID: bike.id, owner: owner, audience: .anyone, now: state.now)
             let report = TheftReport(bike: bike, ownerName: ownerName, sightings: Array(sightings), shareURL: shareURL, qr: qr,
-                                     generatedAt: Timestamp.format(milliseconds: state.now))
+                                     coverage: coverage, generatedAt: Timestamp.format(milliseconds: state.now))
             var fields = headers
             fields[.contentType] = "text/html; charset=utf-8"
             return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: report.html())))

@@ -11,6 +11,8 @@ struct TheftReport: Sendable {
     var shareURL: String?
     /// The share link as a QR code, or why there is none.
     var qr: Result<QRMatrix, QREncoder.Failure>?
+    /// Who listens around the last place, as a stranger may see it (never a home sentinel).
+    var coverage: BikeCoverage?
     var generatedAt: String
 
     /// A sighting by a home sentinel, shown here only roughly (`SightingPrivacy`).
@@ -57,6 +59,7 @@ struct TheftReport: Sendable {
             <p class="generated">Made \(e(generatedAt)) by bikebeacon. Times are UTC.</p>
             <dl class="details">\(details)</dl>
             \(share)
+            \(coverage.map { "<section class=\"coverage\"><h2>Coverage</h2><p>\(e(CoverageSummary.text($0)))</p></section>" } ?? "")
             <section><h2>Sightings (\(sightings.count))</h2>
             \(privateNote)
             \(sightings.isEmpty ? "<p>No sentinel has heard the bike's tag yet.</p>" : "<table><thead><tr><th scope=\"col\">Time</th><th scope=\"col\">Event</th><th scope=\"col\">Place</th><th scope=\"col\">Coordinates</th><th scope=\"col\">Zone, distance</th></tr></thead><tbody>\(sightingRows)</tbody></table>")

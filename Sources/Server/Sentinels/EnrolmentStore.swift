@@ -54,7 +54,7 @@ public struct EnrolmentStore: Sendable {
                 else { return try await Self.whyNot(digest: digest, db: db) }
                 let sentinelID = try claimed.decode(column: "sentinel_id", as: String.self)
                 guard let row = try await db.raw("""
-                    SELECT id, name, latitude, longitude, roaming, created_ms, revoked_ms, owner_id, home, token_hash FROM sentinels WHERE id = \(bind: sentinelID)
+                    SELECT id, name, latitude, longitude, roaming, created_ms, revoked_ms, owner_id, home, on_coverage_map, token_hash FROM sentinels WHERE id = \(bind: sentinelID)
                     """).first()
                 else { throw Refusal(outcome: .unknown) }
                 let sentinel = try SentinelStore.sentinel(row)

@@ -27,7 +27,8 @@ public enum SentinelHealthReport {
     /// `sentinels show NAME`: the sentinel, its last heartbeat field by field, and its last transitions (newest first).
     public static func show(_ sentinel: Sentinel, _ health: SentinelHealthRecord?, transitions: [SentinelTransition], now: Int64) -> [String] {
         var lines = ["sentinel \(sentinel.name) (\(sentinel.id))",
-                     sentinel.latitude.flatMap { latitude in sentinel.longitude.map { "place: \(latitude), \($0)" } } ?? "place: roaming"]
+                     sentinel.latitude.flatMap { latitude in sentinel.longitude.map { "place: \(latitude), \($0)" } } ?? "place: roaming",
+                     kind(sentinel)]
         if let health {
             let beat = health.heartbeat
             lines += [
@@ -55,6 +56,12 @@ public enum SentinelHealthReport {
                 + (transition.reason.isEmpty ? "" : "\t\(transition.reason)")
         }
         return lines
+    }
+
+    /// Who may see where it is: a home sentinel is private, a public one is on the owners' coverage map only if its host agreed.
+    static func kind(_ sentinel: Sentinel) -> String {
+        if sentinel.home { return "kind: home (private: never on the coverage map)" }
+        return sentinel.onCoverageMap ? "kind: public, on the coverage map" : "kind: public, not on the coverage map"
     }
 
     static func ago(_ milliseconds: Int64, now: Int64) -> String { "\(Duration.words(seconds: Double(now - milliseconds) / 1000)) ago" }

@@ -132,21 +132,28 @@ public struct SentinelHealthStore: Sendable {
         }
     }
 
-    /// The transition's row, and its event on the owner's stream for a home sentinel. Inside the swap's transaction.
+    /// The transition's row, and its event on the streams of whoever watches the sentinel: its owner
+    /// for a home sentinel, and every operator (their Network page follows every sentinel). Inside
+    /// the swap's transaction, so the event is stored exactly when the transition is.
     private static func transition(_ id: String, from: SentinelState?, to verdict: SentinelVerdict, at now: Int64,
                                    in db: any SQLDatabase) async throws -> [String] {
         try await db.raw("""
             INSERT INTO sentinel_transitions (sentinel_id, from_state, to_state, reason, at_ms)
             VALUES (\(bind: id), \(bind: from?.rawValue), \(bind: verdict.state.rawValue), \(bind: verdict.reason), \(bind: now))
             """).run()
-        guard let row = try await db.raw("SELECT name, owner_id FROM sentinels WHERE id = \(bind: id)").first(),
-              let owner = try row.decode(column: "owner_id", as: String?.self)
-        else { return [] }
+        guard let row = try await db.raw("SELECT name, owner_id FROM sentinels WHERE id = \(bind: id)").first() else { return [] }
+        let operators = try await db.raw("SELECT account_id FROM operators ORDER BY account_id").all()
+            .map { try $0.decode(column: "account_id", as: String.self) }
+        let watchers = ((try row.decode(column: "owner_id", as: String?.self)).map { [$0] } ?? []) + operators
         let event = SentinelStateEvent(sentinelId: id, sentinel: try row.decode(column: "name", as: String.self),
                                        state: verdict.state.rawValue, previous: from?.rawValue, reason: verdict.reason,
                                        time: Timestamp.format(milliseconds: now))
-        try await EventStore.append(event, kind: SentinelStateEvent.kind, account: owner, now: now, in: db)
-        return [owner]
+        var told: [String] = []
+        for account in watchers where !told.contains(account) {
+            try await EventStore.append(event, kind: SentinelStateEvent.kind, account: account, now: now, in: db)
+            told.append(account)
+        }
+        return told
     }
 
     /// Every sentinel's stored health, by sentinel id.

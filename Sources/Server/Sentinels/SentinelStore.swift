@@ -15,6 +15,8 @@ public struct Sentinel: Sendable, Equatable, Codable {
     public var ownerID: String?
     /// Enrolled as someone's home sentinel: private even after that account is deleted (`ownerID` nil).
     public var home = false
+    /// Its host agreed to show it on the owners' coverage map (a public sentinel at a fixed place only).
+    public var onCoverageMap = false
 }
 
 public enum SentinelError: Error, CustomStringConvertible, Equatable {
@@ -41,8 +43,10 @@ public struct SentinelStore: Sendable {
     /// Without latitude and longitude it is a roaming sentinel: its sightings carry their own position.
     /// With `ownerEmail` it is that owner's home sentinel: on their request ("Find my tag") it tells them the tags it hears.
     /// With `hostEmail`, whoever hosts it (the cafe) is mailed when it stops listening and when it recovers.
+    /// With `onCoverageMap`, its place and whether it listens are on the owners' coverage map; only a
+    /// public sentinel at a fixed place may be (`CoverageMapRules`).
     public func add(name: String, latitude: Double?, longitude: Double?, ownerEmail: String? = nil, hostEmail: String? = nil,
-                    now: Int64) async throws -> (Sentinel, token: String) {
+                    onCoverageMap: Bool = false, now: Int64) async throws -> (Sentinel, token: String) {
         let name = name.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty, name.count <= 100 else { throw SentinelError.invalid("a sentinel needs a name of 1 to 100 characters") }
         guard name.lowercased() != SightingPrivacy.privateName else {
@@ -55,6 +59,9 @@ public struct SentinelStore: Sendable {
         if let longitude, !(longitude.isFinite && (-180...180).contains(longitude)) { throw SentinelError.invalid("longitude must be between -180 and 180") }
         let host = hostEmail?.trimmingCharacters(in: .whitespaces).lowercased()
         if let host, !MailAddress.isPlausible(host) { throw SentinelError.invalid("'\(host)' is not an e-mail address (the host's contact)") }
+        if onCoverageMap, let refusal = CoverageMapRules.refusal(name: name, roaming: latitude == nil, home: ownerEmail != nil, revoked: false) {
+            throw SentinelError.invalid(refusal)
+        }
         let token = Tokens.make(prefix: Tokens.sentinelPrefix)
         let id = Tokens.id()
         let ownerID = try await database.transaction { db in
@@ -71,20 +78,21 @@ public struct SentinelStore: Sendable {
             }
             // A roaming sentinel's place columns (NOT NULL since the first schema) hold 0 and are never read.
             try await db.raw("""
-                INSERT INTO sentinels (id, name, token_hash, latitude, longitude, roaming, revoked_ms, created_ms, owner_id, host_email, home)
+                INSERT INTO sentinels (id, name, token_hash, latitude, longitude, roaming, revoked_ms, created_ms, owner_id, host_email, home,
+                  on_coverage_map)
                 VALUES (\(bind: id), \(bind: name), \(bind: Tokens.digest(token)), \(bind: latitude ?? 0),
                   \(bind: longitude ?? 0), \(bind: latitude == nil ? 1 : 0), NULL, \(bind: now), \(bind: owner), \(bind: host),
-                  \(bind: owner == nil ? 0 : 1))
+                  \(bind: owner == nil ? 0 : 1), \(bind: onCoverageMap ? 1 : 0))
                 """).run()
             return owner
         }
         return (Sentinel(id: id, name: name, latitude: latitude, longitude: longitude, createdMilliseconds: now,
-                         revokedMilliseconds: nil, ownerID: ownerID, home: ownerID != nil), token)
+                         revokedMilliseconds: nil, ownerID: ownerID, home: ownerID != nil, onCoverageMap: onCoverageMap), token)
     }
 
     public func list() async throws -> [Sentinel] {
         try await database.withSession { db in
-            try await db.raw("SELECT id, name, latitude, longitude, roaming, created_ms, revoked_ms, owner_id, home FROM sentinels ORDER BY name").all().map(Self.sentinel)
+            try await db.raw("SELECT id, name, latitude, longitude, roaming, created_ms, revoked_ms, owner_id, home, on_coverage_map FROM sentinels ORDER BY name").all().map(Self.sentinel)
         }
     }
 
@@ -99,6 +107,21 @@ public struct SentinelStore: Sendable {
             return try row.decode(column: "id", as: String.self)
         }
         try await SentinelHealthStore(database: database).retire(sentinelID: id, now: now)
+    }
+
+    /// Puts the sentinel on the owners' coverage map or takes it off (its host agreed, or changed their mind).
+    public func setCoverageMap(name: String, on: Bool) async throws {
+        try await database.transaction { db in
+            guard let row = try await db.raw("SELECT id, name, latitude, longitude, roaming, created_ms, revoked_ms, owner_id, home, on_coverage_map FROM sentinels WHERE name = \(bind: name)").first() else {
+                throw SentinelError.notFound(name)
+            }
+            let sentinel = try Self.sentinel(row)
+            if on, let refusal = CoverageMapRules.refusal(name: name, roaming: sentinel.latitude == nil, home: sentinel.home,
+                                                          revoked: sentinel.revokedMilliseconds != nil) {
+                throw SentinelError.invalid(refusal)
+            }
+            try await db.raw("UPDATE sentinels SET on_coverage_map = \(bind: on ? 1 : 0) WHERE id = \(bind: sentinel.id)").run()
+        }
     }
 
     /// Issues a new token and voids the old one at once (a leaked config, a stolen SD card); the
@@ -119,7 +142,7 @@ public struct SentinelStore: Sendable {
 
     func find(tokenDigest: String) async throws -> Sentinel? {
         try await database.withSession { db in
-            try await db.raw("SELECT id, name, latitude, longitude, roaming, created_ms, revoked_ms, owner_id, home FROM sentinels WHERE token_hash = \(bind: tokenDigest)")
+            try await db.raw("SELECT id, name, latitude, longitude, roaming, created_ms, revoked_ms, owner_id, home, on_coverage_map FROM sentinels WHERE token_hash = \(bind: tokenDigest)")
                 .first().map(Self.sentinel)
         }
     }
@@ -133,6 +156,7 @@ public struct SentinelStore: Sendable {
                  createdMilliseconds: try row.decode(column: "created_ms", as: Int64.self),
                  revokedMilliseconds: try row.decode(column: "revoked_ms", as: Int64?.self),
                  ownerID: try row.decode(column: "owner_id", as: String?.self),
-                 home: try row.decode(column: "home", as: Int.self) != 0)
+                 home: try row.decode(column: "home", as: Int.self) != 0,
+                 onCoverageMap: try row.decode(column: "on_coverage_map", as: Int.self) != 0)
     }
 }

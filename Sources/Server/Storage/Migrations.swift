@@ -267,6 +267,11 @@ enum Migrations {
             """,
             "CREATE INDEX sentinel_enrolments_sentinel ON sentinel_enrolments (sentinel_id)",
         ]),
+        // The coverage map (#34, goal 5): a public sentinel appears on it only when its host agreed
+        // (`sentinels add … --on-coverage-map`, `sentinels coverage-map NAME on`); none has yet.
+        common(100, [
+            "ALTER TABLE sentinels ADD COLUMN on_coverage_map BIGINT NOT NULL DEFAULT 0",
+        ]),
     ]
 
     static let abuseReports = """

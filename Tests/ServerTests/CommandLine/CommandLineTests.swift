@@ -66,6 +66,36 @@ import TestSupport
         let badURL = try await run("bikebeacon-server", ["sentinels", "list", "--database", "mysql://x"])
         #expect(badURL.status != 0 && badURL.stderr.contains("not a database URL"))
     }
+
+    /// The coverage map's opt-in: at enrolment, changed later, refused for a roaming sentinel.
+    @Test func coverageMapOptIn() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bikebeacon-cli-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let database = ["--database", "sqlite://\(path)"]
+        let added = try await run("bikebeacon-server", ["sentinels", "add", "--name", "Cafe Rosa", "--latitude", "52.09", "--longitude", "5.12",
+                                                        "--on-coverage-map"] + database)
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(try await run("bikebeacon-server", ["sentinels", "add", "--name", "Station", "--latitude", "52.1", "--longitude", "5.1"] + database).status == 0)
+        let roaming = try await run("bikebeacon-server", ["sentinels", "add", "--name", "Bus", "--roaming", "--on-coverage-map"] + database)
+        #expect(roaming.status != 0 && roaming.stderr.contains("'Bus' is a roaming sentinel: it has no place to show on the coverage map"), "\(roaming.stderr)")
+
+        func onTheMap() async throws -> [String] {
+            try await Database.using(.sqlite(path: path), logger: Harness.logger, migrateAt: nil) { db in
+                try await CoverageMapRoutes.sentinels(in: db).map(\.name)
+            }
+        }
+        #expect(try await onTheMap() == ["Cafe Rosa"])
+        let on = try await run("bikebeacon-server", ["sentinels", "coverage-map", "Station", "on"] + database)
+        #expect(on.status == 0 && on.lines == ["sentinel 'Station' is on the coverage map"], "\(on.stderr)")
+        #expect(try await run("bikebeacon-server", ["sentinels", "coverage-map", "Cafe Rosa", "off"] + database).status == 0)
+        #expect(try await onTheMap() == ["Station"])
+        #expect(try await run("bikebeacon-server", ["sentinels", "show", "Station"] + database).lines.contains("kind: public, on the coverage map"))
+        #expect(try await run("bikebeacon-server", ["sentinels", "show", "Cafe Rosa"] + database).lines.contains("kind: public, not on the coverage map"))
+        let bad = try await run("bikebeacon-server", ["sentinels", "coverage-map", "Station", "maybe"] + database)
+        #expect(bad.status != 0 && bad.stderr.contains("maybe"), "\(bad.stderr)")
+        let unknown = try await run("bikebeacon-server", ["sentinels", "coverage-map", "Nowhere", "on"] + database)
+        #expect(unknown.status != 0 && unknown.stderr.contains("no sentinel named 'Nowhere'"))
+    }
 }
 
 /// `backup`, `restore` and `sentinels rotate` as the operator runs them.

@@ -45,6 +45,10 @@ enum AuthorizationScenarios {
                 Row(method: .post, path: "/v1/bikes/\(bike.id)/recovered", expected: ownerOnly(.ok)),
                 Row(method: .get, path: "/v1/bikes", expected: anyOwner(.ok)),
                 Row(method: .get, path: "/v1/account", expected: anyOwner(.ok)),
+                Row(method: .get, path: "/v1/network/coverage", expected: anyOwner(.ok)),
+                // Neither owner is an operator.
+                Row(method: .get, path: "/v1/network/sentinels",
+                    expected: [.ownerA: .forbidden, .ownerB: .forbidden, .sentinel: .forbidden, .anonymous: .unauthorized, .revoked: .unauthorized]),
                 Row(method: .get, path: "/v1/missing", expected: sentinelOnly),
                 Row(method: .post, path: "/v1/sightings", body: #"{"sightings":[]}"#, expected: sentinelOnly),
                 Row(method: .delete, path: "/v1/bikes/\(bike.id)", expected: ownerOnly(.noContent)),

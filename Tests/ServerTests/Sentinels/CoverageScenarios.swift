@@ -119,6 +119,11 @@ enum CoverageScenarios {
             let shared = try client.decode(SharedBike.self, try await client.send(.get, "/v1/shared/\(try #require(share.token))"))
             #expect(shared.coverage == found)
 
+            // The theft report says the same in words, its times in UTC as all its times are.
+            let report = String(buffer: try await client.send(.get, "/v1/bikes/\(bike.id)/report", token: ann).body)
+            #expect(report.contains("<h2>Coverage</h2><p>Within 1 km of the last place: 2 public sentinels, all of them listening now. "
+                + "Cafe Rosa: not listening 2026-11-23 01:07–03:40.</p>"), "\(report)")
+
             // A public sentinel that never sent a heartbeat counts as silent since the bike went missing.
             _ = try await harness.sentinel("Bakery", latitude: rosa.latitude, longitude: rosa.longitude + 0.01)
             let withBakery = try await coverage()
@@ -139,6 +144,9 @@ enum CoverageScenarios {
             let sharedPrivately = try await client.send(.get, "/v1/shared/\(try #require(share.token))")
             #expect(!String(buffer: sharedPrivately.body).contains("Bob") && !String(buffer: sharedPrivately.body).contains("52.0911"))
             #expect(try client.decode(SharedBike.self, sharedPrivately).coverage?.place?.sentinel == "a private sentinel")
+            let privateReport = String(buffer: try await client.send(.get, "/v1/bikes/\(bike.id)/report", token: ann).body)
+            #expect(privateReport.contains("<h2>Coverage</h2><p>Within 1 km of the last place: ") && privateReport.contains("a private sentinel")
+                && !privateReport.contains("Bob") && !privateReport.contains("Elm St"), "\(privateReport)")
 
             // Recovered: nothing to count gaps against.
             #expect(try await client.send(.post, "/v1/bikes/\(bike.id)/recovered", token: ann).status == .ok)

@@ -64,6 +64,8 @@ struct SQLiteServerTests {
     @Test func sentinelAlertsPushHomeOwner() async throws { try await AlertScenarios.homeOwnerPush(.sqlite) }
     @Test func operatorNetworkView() async throws { try await NetworkScenarios.operatorView(.sqlite) }
     @Test func coverageAroundTheLastPlace() async throws { try await CoverageScenarios.aroundTheLastPlace(.sqlite) }
+    @Test func coverageMapOptIn() async throws { try await CoverageMapScenarios.optIn(.sqlite) }
+    @Test func operatorsStream() async throws { try await NetworkScenarios.operatorsStream(.sqlite) }
     @Test func foundTagLookupAndMessage() async throws { try await FoundTagScenarios.lookupAndMessage(.sqlite) }
     @Test func hiddenTagFreezes() async throws { try await FoundTagScenarios.hiddenTagFreezes(.sqlite) }
 }
@@ -131,6 +133,8 @@ struct PostgresServerTests {
     @Test func sentinelAlertsPushHomeOwner() async throws { try await AlertScenarios.homeOwnerPush(.postgres) }
     @Test func operatorNetworkView() async throws { try await NetworkScenarios.operatorView(.postgres) }
     @Test func coverageAroundTheLastPlace() async throws { try await CoverageScenarios.aroundTheLastPlace(.postgres) }
+    @Test func coverageMapOptIn() async throws { try await CoverageMapScenarios.optIn(.postgres) }
+    @Test func operatorsStream() async throws { try await NetworkScenarios.operatorsStream(.postgres) }
     @Test func foundTagLookupAndMessage() async throws { try await FoundTagScenarios.lookupAndMessage(.postgres) }
     @Test func hiddenTagFreezes() async throws { try await FoundTagScenarios.hiddenTagFreezes(.postgres) }
 }

@@ -9,7 +9,7 @@ const PUSH_KEY = "bikebeacon.pushSubscription";
 const DATA_CACHE = "bikebeacon-data";
 
 // The session is an HttpOnly cookie this script cannot read; `bb_csrf` (readable) goes back in X-CSRF-Token.
-const state = { signedIn: false, email: "",
+const state = { signedIn: false, email: "", operator: false, view: "bikes",
   bikes: [], selected: null, sightings: [], events: null, config: null, map: null };
 
 const $ = (id) => document.getElementById(id);
@@ -104,7 +104,9 @@ function logOut(message) {
   if (window.caches) caches.delete(DATA_CACHE).catch(() => {});
   history.replaceState(null, "", "/");
   if (state.events) { state.events.abort(); state.events = null; }
-  $("app").hidden = true; $("who").hidden = true; $("auth").hidden = false;
+  showView("bikes");
+  state.operator = false; $("nav-network").hidden = true;
+  $("app").hidden = true; $("who").hidden = true; $("views").hidden = true; $("auth").hidden = false;
   if (message) $("login-form-error").textContent = message;
 }
 
@@ -531,13 +533,58 @@ async function followEvents() {
   }
 }
 
+/** A sighting of a missing bike, or a sentinel's change of state (an owner's home sentinel; every sentinel for an operator). */
 function onEvent(event) {
   $("events-empty").hidden = true;
-  const text = `${event.bikeName} ${event.event} at ${event.sentinel} (${event.zone}${event.distance == null ? "" : `, ${event.distance.toFixed(1)} m`})`;
-  const item = el("li", { "data-event": event.sightingId }, el("time", { datetime: event.time, text: when(event.time) }), " — ", text);
+  const sentinel = event.type === "sentinel";
+  const text = sentinel ? `${event.sentinel} is ${event.state}${event.state === "listening" || !event.reason ? "" : ` (${event.reason})`}`
+    : `${event.bikeName} ${event.event} at ${event.sentinel} (${event.zone}${event.distance == null ? "" : `, ${event.distance.toFixed(1)} m`})`;
+  const item = el("li", sentinel ? { "data-sentinel-event": event.sentinelId } : { "data-event": event.sightingId },
+    el("time", { datetime: event.time, text: when(event.time) }), " — ", text);
   $("events").prepend(item);
   while ($("events").children.length > 50) $("events").lastElementChild.remove();
+  if (sentinel) { networkChanged(); if (state.view === "coverage") openCoverageMap(); return; }
   if (event.bikeId === state.selected) loadSightings(event.sightingId);
+}
+
+// ---- pages: the bikes, the coverage map, and the operator's network (`/?view=coverage`, `/?view=network`) ----
+
+const VIEWS = { bikes: "view-bikes", coverage: "view-coverage", network: "view-network" };
+
+function viewFromURL() {
+  const wanted = new URLSearchParams(location.search).get("view");
+  return Object.hasOwn(VIEWS, wanted || "") ? wanted : "bikes";
+}
+
+/** Shows one page; `push` when the user chose it (Back returns). The Network page is shown to whoever opens
+ * its address: the API decides, and an owner who is not an operator reads its refusal there. */
+function showView(name, { push = false } = {}) {
+  state.view = name;
+  for (const [key, id] of Object.entries(VIEWS)) $(id).hidden = key !== name;
+  for (const link of document.querySelectorAll("#views a")) {
+    if (link.dataset.view === name) link.setAttribute("aria-current", "page"); else link.removeAttribute("aria-current");
+  }
+  if (push) history.pushState(null, "", name === "bikes" ? "/" : `/?view=${name}`);
+  if (name !== "network") closeNetwork();
+  if (!state.signedIn) return;
+  if (name === "network") openNetwork();
+  else if (name === "coverage") openCoverageMap();
+  else if (state.map) state.map.fit();
+}
+
+function wireViews() {
+  for (const link of document.querySelectorAll("#views a")) {
+    link.addEventListener("click", (event) => { event.preventDefault(); showView(link.dataset.view, { push: true }); });
+  }
+  window.addEventListener("popstate", () => { if (state.signedIn) showView(viewFromURL()); });
+}
+
+/** Whether to offer the Network page: only to operators (`bikebeacon-server operators add EMAIL`). */
+async function loadOperator() {
+  try {
+    state.operator = Boolean((await api("GET", "/v1/account")).operator);
+  } catch (_) { state.operator = false; }
+  $("nav-network").hidden = !state.operator;
 }
 
 // ---- password: changed with the current one, no email needed; the server logs out the other devices ----
@@ -746,8 +793,10 @@ async function loadConfig() {
 }
 
 async function showApp() {
-  $("auth").hidden = true; $("app").hidden = false; $("who").hidden = false;
+  $("auth").hidden = true; $("app").hidden = false; $("who").hidden = false; $("views").hidden = false;
   $("who-email").textContent = state.email;
+  loadOperator();
+  showView(viewFromURL());
   await loadBikes();
   loadNotificationSettings();
   loadSessions();
@@ -759,11 +808,15 @@ async function showApp() {
 }
 
 document.addEventListener("DOMContentLoaded", async () => {
-  wireAuth(); wireBikeForm(); wireWebhook(); wirePassword(); wireNotifications();
+  wireAuth(); wireBikeForm(); wireWebhook(); wirePassword(); wireNotifications(); wireViews(); wireNetwork();
   $("export-csv").addEventListener("click", () => exportSightings("csv"));
   $("export-geojson").addEventListener("click", () => exportSightings("geojson"));
   window.addEventListener("online", refresh);
-  window.addEventListener("resize", () => { if (state.map) state.map.fit(); });
+  window.addEventListener("resize", () => {
+    if (state.map) state.map.fit();
+    if (network.map) network.map.fit();
+    if (coverageMap.map) coverageMap.map.fit();
+  });
   registerServiceWorker();
   await loadConfig();
   // Earlier versions kept a bearer token here, where any injected script could read it.

@@ -5,7 +5,7 @@
 const SHELL = "bikebeacon-shell-v1";
 /** The owner's bikes and sightings as last loaded; the page deletes it on log-out. */
 const DATA = "bikebeacon-data";
-const SHELL_FILES = ["/", "/dashboard/app.js", "/dashboard/trail.js", "/dashboard/lostmode.js", "/dashboard/dates.js", "/dashboard/findtag.js", "/dashboard/style.css", "/dashboard/config.json", "/dashboard/manifest.webmanifest",
+const SHELL_FILES = ["/", "/dashboard/app.js", "/dashboard/trail.js", "/dashboard/lostmode.js", "/dashboard/dates.js", "/dashboard/findtag.js", "/dashboard/sentinelmap.js", "/dashboard/network.js", "/dashboard/coveragemap.js", "/dashboard/style.css", "/dashboard/config.json", "/dashboard/manifest.webmanifest",
   "/dashboard/icon.svg", "/dashboard/icon-192.png", "/leaflet/leaflet.js", "/leaflet/leaflet.css"];
 /** Set on a response answered from the cache: when it was fetched, so the page can say how old it is. */
 const CACHED_AT = "X-Bikebeacon-Cached-At";
@@ -23,9 +23,10 @@ self.addEventListener("activate", (event) => {
     .then(() => self.clients.claim()));
 });
 
-/** The owner's readable data: the bikes and a bike's sightings, dates and coverage (not exports, not the live stream). */
+/** The owner's readable data: the bikes and a bike's sightings, dates and coverage, the coverage map (not exports, not the live stream). */
 function isOwnerData(url) {
   return url.pathname === "/v1/bikes" || url.pathname === "/v1/account" || url.pathname === "/v1/account/notifications"
+    || url.pathname === "/v1/network/coverage"
     || (/^\/v1\/bikes\/[^/]+\/(sightings|dates|coverage)$/.test(url.pathname) && !url.searchParams.has("format"));
 }
 

@@ -33,6 +33,17 @@ function absolute(text) {
   return isNaN(date) ? text : date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }
 
+/** An equirectangular projection of places ({lat, lon}, at least one) scaled to their bounding box in a W×H
+ * drawing with `pad` around (at least 0.002° across): (lat, lon) → [x, y], north up. */
+function projection(places, W, H, pad) {
+  const lats = places.map((p) => p.lat), lons = places.map((p) => p.lon);
+  const kx = Math.cos(((Math.min(...lats) + Math.max(...lats)) / 2) * Math.PI / 180) || 1;
+  const x0 = Math.min(...lons) * kx, x1 = Math.max(...lons) * kx, y0 = Math.min(...lats), y1 = Math.max(...lats);
+  const span = Math.max(x1 - x0, y1 - y0, 0.002), cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
+  const scale = Math.min((W - 2 * pad) / span, (H - 2 * pad) / span);
+  return (lat, lon) => [W / 2 + (lon * kx - cx) * scale, H / 2 - (lat - cy) * scale];
+}
+
 /** Draws the visits into an <svg viewBox="0 0 320 200">, keeping its <title>. */
 function drawTrail(svg, visits) {
   const W = 320, H = 200, pad = 28, ns = "http://www.w3.org/2000/svg";
@@ -42,12 +53,8 @@ function drawTrail(svg, visits) {
     svg.append(make("text", { x: W / 2, y: H / 2, "text-anchor": "middle", class: "label" }, "No places yet"));
     return;
   }
-  const lats = visits.map((v) => v.lat), lons = visits.map((v) => v.lon);
-  const kx = Math.cos(((Math.min(...lats) + Math.max(...lats)) / 2) * Math.PI / 180) || 1;
-  const x0 = Math.min(...lons) * kx, x1 = Math.max(...lons) * kx, y0 = Math.min(...lats), y1 = Math.max(...lats);
-  const span = Math.max(x1 - x0, y1 - y0, 0.002), cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
-  const scale = Math.min((W - 2 * pad) / span, (H - 2 * pad) / span);
-  const points = visits.map((v) => [W / 2 + (v.lon * kx - cx) * scale, H / 2 - (v.lat - cy) * scale]);
+  const place = projection(visits, W, H, pad);
+  const points = visits.map((v) => place(v.lat, v.lon));
   if (points.length > 1) svg.append(make("polyline", { class: "trail-line", points: points.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(" ") }));
   visits.forEach((v, i) => {
     const [x, y] = points[i], newest = i === visits.length - 1;
