@@ -48,10 +48,14 @@ public struct Bike: Codable, Sendable, Equatable {
     public var updatedAt: String
     /// Empty when not set.
     public var recoveryContact: String
+    /// True while someone's report that the tag was hidden on them is open: the bike is off the missing list
+    /// and cannot be marked missing until the operator has looked at it. Absent otherwise.
+    public var underReview: Bool?
 
     public init(id: String, name: String, make: String, model: String, colour: String, frameNumber: String,
                 engineNumber: String, notes: String, beacon: BeaconID, missing: Bool, missingSince: String?,
-                createdAt: String, updatedAt: String, recoveryContact: String = "", missingUntil: String? = nil) {
+                createdAt: String, updatedAt: String, recoveryContact: String = "", missingUntil: String? = nil,
+                underReview: Bool? = nil) {
         self.id = id
         self.name = name
         self.make = make
@@ -67,6 +71,7 @@ public struct Bike: Codable, Sendable, Equatable {
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.recoveryContact = recoveryContact
+        self.underReview = underReview
     }
 }
 

@@ -24,6 +24,8 @@ public struct OwnerNotification: Codable, Sendable, Equatable {
         case sentinelDown
         /// It listens again.
         case sentinelUp
+        /// Someone who found the bike wrote to its owner (`message`, and `contact` if they gave one).
+        case found
     }
 
     public var event: Event
@@ -46,10 +48,13 @@ public struct OwnerNotification: Codable, Sendable, Equatable {
     public var due: String?
     /// Why a home sentinel stopped listening.
     public var reason: String?
+    /// A finder's words (`found`), and how to reach them when they chose to say.
+    public var message: String?
+    public var contact: String?
 
     public init(event: Event, bikeId: String, bikeName: String, ownerId: String, place: String?, latitude: Double?,
                 longitude: Double?, time: String, zone: String?, count: Int = 1, dateName: String? = nil, due: String? = nil,
-                reason: String? = nil) {
+                reason: String? = nil, message: String? = nil, contact: String? = nil) {
         self.event = event
         self.bikeId = bikeId
         self.bikeName = bikeName
@@ -63,6 +68,8 @@ public struct OwnerNotification: Codable, Sendable, Equatable {
         self.dateName = dateName
         self.due = due
         self.reason = reason
+        self.message = message
+        self.contact = contact
     }
 
     /// RFC 8291 leaves room for ~3.9 KB in one record; 3 KB keeps every push service happy.
@@ -77,6 +84,8 @@ public struct OwnerNotification: Codable, Sendable, Equatable {
             short.bikeName = String(bikeName.prefix(20))
             short.place = place.map { String($0.prefix(20)) }
             short.dateName = dateName.map { String($0.prefix(20)) }
+            short.message = message.map { String($0.prefix(200)) }
+            short.contact = contact.map { String($0.prefix(60)) }
             data = try APIJSON.encoder().encode(short)
         }
         return String(decoding: data, as: UTF8.self)
@@ -93,6 +102,7 @@ public struct OwnerNotification: Codable, Sendable, Equatable {
         case .missingEnded: "\(bikeName) is no longer on the missing list: it was not renewed"
         case .sentinelDown: "Your sentinel \(place ?? "") stopped listening"
         case .sentinelUp: "Your sentinel \(place ?? "") is listening again"
+        case .found: "Someone found \(bikeName) and wrote to you"
         }
     }
 }

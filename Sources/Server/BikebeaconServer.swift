@@ -62,6 +62,7 @@ public enum BikebeaconServer {
         NetworkRoutes.add(to: callers, state: state)
         CoverageMapRoutes.add(to: callers, state: state)
         EnrolmentRoutes.add(to: router, state: state)
+        FoundTagRoutes.add(to: router, state: state)
         EventRoutes.add(to: callers, state: state)
         DashboardRoutes.add(to: router, options: options, logger: logger)
         PushRoutes.add(to: router, callers: callers, state: state)
@@ -71,6 +72,9 @@ public enum BikebeaconServer {
                                       backoff: options.webhookBackoff, logger: logger, now: options.now, alerts: state.sentinelAlerts)
         queue.missingExpiry = MissingExpiry(database: database, missingList: state.missingList, dispatcher: dispatcher,
                                             period: options.missingPeriod)
+        queue.abuseMails = options.mail.map {
+            AbuseMailQueue(database: database, mail: $0, backoff: options.webhookBackoff, logger: logger, now: options.now)
+        }
         let worker = WebhookWorker(database: database, backoff: options.webhookBackoff,
                                    http: outbound, notifications: queue, logger: logger, now: options.now)
         let sweep = SentinelSweep(store: state.sentinelHealth, alerts: state.sentinelAlerts, interval: options.sentinelSweepInterval,

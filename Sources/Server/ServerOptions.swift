@@ -35,6 +35,12 @@ public struct ServerOptions: Sendable {
     /// Enrolment-code exchanges per client address (`POST /v1/sentinel/enrol`), shared by every server on the database.
     /// A code has 100 random bits; the limit keeps a guesser from loading the database, not from guessing.
     public var enrolLimit = RateLimit.perHour(30)
+    /// "Found a tag?" requests (look-ups, messages, reports) per client address: enough for a finder who mistypes,
+    /// too few to walk the tag space or to write to many owners.
+    public var foundTagClientLimit = RateLimit.perHour(20)
+    /// Finders' messages to one tag's owner, and reports of one tag, from anyone: a few a day, so that nobody
+    /// can flood an owner (or the operator) through one tag.
+    public var foundTagPerTagLimit = RateLimit(perSecond: 3.0 / 86_400, burst: 3)
     /// Believe `X-Forwarded-For` from any peer, for a reverse proxy on another host (`serve --trust-proxy`);
     /// it is always believed from loopback. See `ClientAddress`.
     public var trustProxy = false
@@ -75,7 +81,7 @@ public struct ServerOptions: Sendable {
         bcryptCost: UInt8 = 12,
         loginThrottle: LoginThrottle = LoginThrottle(),
         sentinelRateLimit: RateLimit = RateLimit(perSecond: 10, burst: 30),
-        deltaRetention: Int64 = 10_000,
+        deltaRetention: Int64 = ServerOptions.defaultDeltaRetention,
         webhookBackoff: Backoff = .deliveries,
         notifyIntervalMilliseconds: Int64 = 30 * 60 * 1000,
         allowPrivateTargets: Bool = false,
@@ -94,6 +100,9 @@ public struct ServerOptions: Sendable {
         self.vapidSubject = vapidSubject
         self.now = now
     }
+
+    /// Versions of missing-list changes kept for deltas (`serve --delta-retention`'s default).
+    public static let defaultDeltaRetention: Int64 = 10_000
 
     @Sendable public static func wallClock() -> Int64 {
         var spec = timespec()

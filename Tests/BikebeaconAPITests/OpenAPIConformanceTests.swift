@@ -42,7 +42,7 @@ import Yams
     static let bike = Bike(id: "b1", name: "Commuter", make: "Brompton", model: "C Line", colour: "racing green", frameNumber: "BR123",
                            engineNumber: "", notes: "bell on the left", beacon: beacon, missing: true,
                            missingSince: "2026-11-21T09:00:00.000Z", createdAt: "2026-11-20T09:00:00.000Z", updatedAt: "2026-11-21T09:00:00.000Z",
-                           missingUntil: "2026-12-21T09:00:00.000Z")
+                           missingUntil: "2026-12-21T09:00:00.000Z", underReview: true)
     static let record = SightingRecord(id: "s1", clientId: item.id, bikeId: "b1", beacon: beacon, event: "departed",
                                        time: "2026-11-21T10:05:00.000Z", firstSeen: "2026-11-21T09:59:30.000Z",
                                        lastSeen: "2026-11-21T10:04:00.000Z", rssi: -80, distance: 7.25, zone: "far",
@@ -66,7 +66,8 @@ import Yams
     static let notification = OwnerNotification(event: .arrived, bikeId: "b1", bikeName: "Commuter", ownerId: "a1",
                                                 place: "Cafe Rosa", latitude: 52.0907, longitude: 5.1214,
                                                 time: "2026-11-21T10:00:00.000Z", zone: "near", count: 2,
-                                                dateName: "Insurance renewal", due: "2026-12-01", reason: "not scanning")
+                                                dateName: "Insurance renewal", due: "2026-12-01", reason: "not scanning",
+                                                message: "Found at the station, rack 4", contact: "0612345678")
     static let missing = MissingBeacon(MissingBike(beacon: beacon, description: description))
     static let date = BikeDate(id: "d1", bikeId: "b1", name: "Insurance renewal", due: "2026-12-01", remindDaysBefore: 14,
                                timeZone: "Europe/Amsterdam", remindAt: "2026-11-17T08:00:00.000Z", reminder: "sent",
@@ -214,6 +215,15 @@ import Yams
             Sample("PushPayload", notification, minimal: OwnerNotification(
                 event: .recovered, bikeId: "b1", bikeName: "Commuter", ownerId: "a1", place: nil, latitude: nil, longitude: nil,
                 time: "2026-11-21T11:00:00.000Z", zone: nil)),
+            Sample("FoundTagLookup", FoundTagLookup(tag: "B5B182C7-EAB1-4988-AA99-B5C1517008D9/1/25626")),
+            Sample("FoundTagAnswer", FoundTagAnswer(registered: true)),
+            Sample("FoundTagMessage", FoundTagMessage(tag: "B5B182C7-EAB1-4988-AA99-B5C1517008D9/1/25626", message: "Found at the station",
+                                                      contact: "0612345678"),
+                   minimal: FoundTagMessage(tag: "B5B182C7-EAB1-4988-AA99-B5C1517008D9/1/25626", message: "Found at the station")),
+            Sample("HiddenTagReport", HiddenTagReport(tag: "B5B182C7-EAB1-4988-AA99-B5C1517008D9/1/25626", message: "in my coat",
+                                                      contact: "me@example.org"),
+                   minimal: HiddenTagReport(tag: "B5B182C7-EAB1-4988-AA99-B5C1517008D9/1/25626")),
+            Sample("HiddenTagReceipt", HiddenTagReceipt(reference: "ar_6f9619ff")),
         ]
     }()
 

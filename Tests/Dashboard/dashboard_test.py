@@ -532,6 +532,7 @@ async def scenario(page, browser, base, server, database, downloads, artifacts, 
 
     await page.js("document.querySelector('#bikes [data-action=recovered]').click()")
     checks.expect(await page.wait_for("document.querySelector('#bikes li .badge')?.textContent === 'OK'"), "marking it recovered shows OK")
+    await found_checks(page, browser, base, artifacts, checks)
 
     jar = await cookies(page)
     before = f"bb_session={jar['bb_session']['value']}" if "bb_session" in jar else ""
@@ -788,6 +789,37 @@ async def find_tag_checks(page, base, server, database, email, artifacts, checks
         sentinel.wait(15)
         log.close()
         shutil.rmtree(work, ignore_errors=True)
+
+
+async def found_checks(page, browser, base, artifacts, checks):
+    """"Found a tag?" as a stranger uses it: the page says only that the tag is registered; HTML in a report is refused
+    in words; a report freezes the bike, and its owner's dashboard shows UNDER REVIEW with no Mark missing button."""
+    href = await page.js("document.querySelector('#found-link a')?.href")
+    checks.expect(href == base + "/found", f"the sign-in screen links to the Found a tag? page ({href})")
+    target, session = await open_context(browser, base + "/found")
+    await wait_in(browser, session, "document.readyState === 'complete'")
+    tag = f"uuid {BEACON['uuid'].lower()} major {BEACON['major']} minor {BEACON['minor']}"
+    await browser.js(f"document.getElementById('tag').value = {json.dumps(tag)}; document.querySelector('#lookup-form button').click()", session)
+    answer = await wait_in(browser, session, "document.getElementById('lookup-result').textContent")
+    checks.expect(answer == "This tag is on a bike registered here.", f"the found page looks a pasted tag up ({answer!r})")
+    text = await browser.js("document.body.innerText", session)
+    checks.expect("Red commuter" not in text and "@example.org" not in text and "Brompton" not in text,
+                  "the found page says nothing about the bike or its owner")
+    await browser.js("document.getElementById('report-message').value = '<b>in my bag</b>'; document.querySelector('#report-form button').click()", session)
+    refused = await wait_in(browser, session, "document.getElementById('report-error').textContent")
+    checks.expect(refused and "'message'" in refused and "HTML" in refused, f"HTML in a report is refused, naming the field ({refused!r})")
+    await browser.js("document.getElementById('report-message').value = 'Taped under my car seat'; document.querySelector('#report-form button').click()", session)
+    receipt = await wait_in(browser, session, "document.getElementById('report-result').textContent")
+    checks.expect(receipt and "reference ar_" in receipt, f"reporting the tag hidden gives a reference ({receipt!r})")
+    await shot(browser, session, 390, os.path.join(artifacts, "found-390.png"))
+    await accessible(browser, "the Found a tag? page", checks, session)
+    await browser.send("Target.closeTarget", targetId=target)
+    await page.js("loadBikes()")
+    checks.expect(await page.wait_for("document.querySelector('#bikes li .badge')?.textContent === 'UNDER REVIEW'"),
+                  "the owner's dashboard shows the reported bike UNDER REVIEW")
+    note = await page.js("document.querySelector('#bikes [data-under-review]')?.textContent") or ""
+    checks.expect("operator" in note and await page.js("document.querySelector('#bikes [data-action=missing]') === null"),
+                  f"it says why and offers no Mark missing ({note!r})")
 
 
 HEARTBEAT = {"version": "0.1.0", "uptimeSeconds": 3600, "backend": "dbus", "adapterPresent": True, "adapterPowered": True,

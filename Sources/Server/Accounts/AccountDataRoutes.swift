@@ -39,7 +39,7 @@ struct AccountData: Sendable {
             guard let row = try await db.raw("SELECT email, webhook_url, created_ms FROM accounts WHERE id = \(bind: accountID)").first() else {
                 throw APIError.unauthenticated
             }
-            let bikes = try await db.raw("SELECT * FROM bikes WHERE owner_id = \(bind: accountID) ORDER BY created_ms, id").all().map(BikeStore.bike)
+            let bikes = try await db.raw("SELECT \(unsafeRaw: BikeStore.columns) FROM bikes WHERE owner_id = \(bind: accountID) ORDER BY created_ms, id").all().map(BikeStore.bike)
             let sightings = try await db.raw("""
                 SELECT s.*, t.name AS sentinel_name FROM sightings s JOIN sentinels t ON t.id = s.sentinel_id
                 JOIN bikes b ON b.id = s.bike_id WHERE b.owner_id = \(bind: accountID) ORDER BY s.time_ms, s.id
@@ -59,13 +59,17 @@ struct AccountData: Sendable {
     /// Deletes the account; bikes, their share links and dates, sightings, sessions, events and subscriptions go with it (foreign keys
     /// cascade). Missing bikes leave the missing list in the same transaction, so sentinels stop looking.
     func delete(accountID: String, missingList: MissingListStore) async throws {
-        try await database.transaction { db in
-            let missing = try await db.raw("SELECT * FROM bikes WHERE owner_id = \(bind: accountID) AND missing_since_ms IS NOT NULL")
-                .all().map(BikeStore.bike)
-            try await db.raw("DELETE FROM bikes WHERE owner_id = \(bind: accountID)").run()
-            if !missing.isEmpty { _ = try await missingList.recordChange(of: missing.map(\.beacon), in: db) }
-            try await db.raw("DELETE FROM accounts WHERE id = \(bind: accountID)").run()
-            try await SessionStore.ended(accountID: accountID, in: db)
-        }
+        try await database.transaction { db in try await Self.delete(accountID: accountID, missingList: missingList, in: db) }
+    }
+
+    /// The deletion inside the caller's transaction (the operator's `abuse close-account` closes reports in the same one).
+    static func delete(accountID: String, missingList: MissingListStore, in db: any SQLDatabase) async throws {
+        let missing = try await db.raw("""
+            SELECT \(unsafeRaw: BikeStore.columns) FROM bikes WHERE owner_id = \(bind: accountID) AND missing_since_ms IS NOT NULL
+            """).all().map(BikeStore.bike)
+        try await db.raw("DELETE FROM bikes WHERE owner_id = \(bind: accountID)").run()
+        if !missing.isEmpty { _ = try await missingList.recordChange(of: missing.map(\.beacon), in: db) }
+        try await db.raw("DELETE FROM accounts WHERE id = \(bind: accountID)").run()
+        try await SessionStore.ended(accountID: accountID, in: db)
     }
 }

@@ -15,7 +15,8 @@ struct BikeStore: Sendable {
 
     static let columns = """
         id, owner_id, name, make, model, colour, frame_number, engine_number, notes,
-        beacon_uuid, beacon_major, beacon_minor, missing_since_ms, created_ms, updated_ms, recovery_contact, missing_until_ms
+        beacon_uuid, beacon_major, beacon_minor, missing_since_ms, created_ms, updated_ms, recovery_contact, missing_until_ms,
+        CASE WHEN \(AbuseStore.openOnBike) THEN 1 ELSE 0 END AS under_review
         """
 
     func create(owner: String, fields: BikeFields, now: Int64) async throws -> Bike {
@@ -98,6 +99,7 @@ struct BikeStore: Sendable {
     func setMissing(id: String, owner: String, missing: Bool, now: Int64) async throws -> Bike? {
         try await database.transaction { db in
             guard let bike = try await find(id: id, owner: owner, in: db) else { return nil }
+            if missing, bike.underReview == true { throw AbuseStore.underReview }
             let until: Int64? = missing ? missingPeriod.end(from: now) : nil
             guard bike.missing != missing else {
                 if missing {
@@ -157,6 +159,7 @@ struct BikeStore: Sendable {
             createdAt: Timestamp.format(milliseconds: try row.decode(column: "created_ms", as: Int64.self)),
             updatedAt: Timestamp.format(milliseconds: try row.decode(column: "updated_ms", as: Int64.self)),
             recoveryContact: try row.decode(column: "recovery_contact", as: String.self),
-            missingUntil: missingUntil.map { Timestamp.format(milliseconds: $0) })
+            missingUntil: missingUntil.map { Timestamp.format(milliseconds: $0) },
+            underReview: try row.decode(column: "under_review", as: Int.self) != 0 ? true : nil)
     }
 }

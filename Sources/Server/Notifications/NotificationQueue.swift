@@ -18,6 +18,8 @@ struct NotificationQueue: Sendable {
     var missingExpiry: MissingExpiry? = nil
     /// Alert mails about sentinels, sent in the same rounds (their own table: their readers need no account).
     var alerts: SentinelAlertStore? = nil
+    /// The operator's mails about tags reported hidden on someone; nil without SMTP.
+    var abuseMails: AbuseMailQueue? = nil
 
     private struct Row: Sendable {
         var id: Int64
@@ -36,6 +38,7 @@ struct NotificationQueue: Sendable {
         try await BikeDateStore(database: database).remindDue(now: now(), dispatcher: dispatcher)
         try await missingExpiry?.run(now: now())
         try await alerts?.deliverDue()
+        try await abuseMails?.deliverDue()
         let channels = senders.keys.map(\.rawValue)
         guard !channels.isEmpty else { return }
         let time = now()

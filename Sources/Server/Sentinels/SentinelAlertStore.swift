@@ -151,41 +151,10 @@ struct SentinelAlertStore: Sendable {
             } else {
                 outcome = .drop(reason: "the queued alert cannot be read back")
             }
-            await Task.detached { await record(outcome, for: row) }.value
-        }
-    }
-
-    private func record(_ outcome: DeliveryOutcome, for row: Row) async {
-        let attempts = row.attempts + 1
-        let time = now()
-        let metadata: Logger.Metadata = ["alert": "\(row.id)", "attempt": "\(attempts)"]
-        /// The row's next attempt, or when it was delivered or given up, and why it failed.
-        let change: (next: Int64, delivered: Int64?, failed: Int64?, error: String?)
-        switch outcome {
-        case .delivered:
-            change = (row.nextAttempt, time, nil, nil)
-        case let .retry(reason, after):
-            if let delay = backoff.delayMilliseconds(afterFailures: attempts) {
-                logger.warning("sentinel alert email failed; will retry", metadata: metadata.merging(["reason": "\(reason)"]) { $1 })
-                change = (time + max(delay, after ?? 0), nil, nil, reason)
-            } else {
-                logger.error("sentinel alert email failed; giving up after the last retry", metadata: metadata.merging(["reason": "\(reason)"]) { $1 })
-                change = (row.nextAttempt, nil, time, reason)
-            }
-        case let .drop(reason):
-            logger.warning("sentinel alert email dropped", metadata: metadata.merging(["reason": "\(reason)"]) { $1 })
-            change = (row.nextAttempt, nil, time, reason)
-        }
-        do {
-            try await database.withSession { db in
-                try await db.raw("""
-                    UPDATE sentinel_alerts SET attempts = \(bind: attempts), delivered_ms = \(bind: change.delivered),
-                      failed_ms = \(bind: change.failed), next_attempt_ms = \(bind: change.next), last_error = \(bind: change.error)
-                    WHERE id = \(bind: row.id)
-                    """).run()
-            }
-        } catch {
-            logger.error("could not record a sentinel alert delivery", metadata: metadata.merging(["error": "\(error)"]) { $1 })
+            let record = AddressedMailRecord(table: "sentinel_alerts", what: "sentinel alert email", database: database, backoff: backoff,
+                                             logger: logger)
+            let now = self.now
+            await Task.detached { await record.record(outcome, id: row.id, attempts: row.attempts, nextAttempt: row.nextAttempt, now: now()) }.value
         }
     }
 }

@@ -240,6 +240,24 @@ enum Migrations {
               ELSE 2 END
             """,
         ]),
+        // "Found a tag?" (#35): reports of a tag found hidden on someone. An open report freezes the bike's missing
+        // status (`AbuseStore`); it keeps the beacon and the owner's e-mail, so it still says what it was about
+        // after the bike or the account is gone. `abuse_mails` queues the operator's mails about them.
+        Step(version: 110, sqlite: [
+            abuseReports,
+            """
+            CREATE TABLE abuse_mails (id INTEGER PRIMARY KEY AUTOINCREMENT, report_id TEXT NOT NULL REFERENCES abuse_reports(id),
+              address TEXT NOT NULL, attempts BIGINT NOT NULL, next_attempt_ms BIGINT NOT NULL, delivered_ms BIGINT, failed_ms BIGINT,
+              last_error TEXT, created_ms BIGINT NOT NULL)
+            """,
+        ] + abuseIndexes, postgres: [
+            abuseReports,
+            """
+            CREATE TABLE abuse_mails (id BIGSERIAL PRIMARY KEY, report_id TEXT NOT NULL REFERENCES abuse_reports(id),
+              address TEXT NOT NULL, attempts BIGINT NOT NULL, next_attempt_ms BIGINT NOT NULL, delivered_ms BIGINT, failed_ms BIGINT,
+              last_error TEXT, created_ms BIGINT NOT NULL)
+            """,
+        ] + abuseIndexes),
         // One-time enrolment codes (`bikebeacon enroll`): the code's digest and the token sealed with the code.
         common(75, [
             """
@@ -254,6 +272,19 @@ enum Migrations {
         common(100, [
             "ALTER TABLE sentinels ADD COLUMN on_coverage_map BIGINT NOT NULL DEFAULT 0",
         ]),
+    ]
+
+    static let abuseReports = """
+        CREATE TABLE abuse_reports (id TEXT PRIMARY KEY, bike_id TEXT NOT NULL, owner_id TEXT NOT NULL, owner_email TEXT NOT NULL,
+          beacon_uuid TEXT NOT NULL, beacon_major BIGINT NOT NULL, beacon_minor BIGINT NOT NULL, was_missing BIGINT NOT NULL,
+          message TEXT NOT NULL, contact TEXT NOT NULL, client TEXT NOT NULL, created_ms BIGINT NOT NULL,
+          status TEXT NOT NULL, resolved_ms BIGINT)
+        """
+
+    static let abuseIndexes = [
+        "CREATE INDEX abuse_reports_open_bike ON abuse_reports (bike_id, status)",
+        "CREATE INDEX abuse_reports_open_beacon ON abuse_reports (beacon_uuid, beacon_major, beacon_minor, status)",
+        "CREATE INDEX abuse_mails_due ON abuse_mails (next_attempt_ms)",
     ]
 
     /// Sentinel health, beside `sentinel_transitions` (whose id column differs by flavour).

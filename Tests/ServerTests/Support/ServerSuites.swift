@@ -66,6 +66,8 @@ struct SQLiteServerTests {
     @Test func coverageAroundTheLastPlace() async throws { try await CoverageScenarios.aroundTheLastPlace(.sqlite) }
     @Test func coverageMapOptIn() async throws { try await CoverageMapScenarios.optIn(.sqlite) }
     @Test func operatorsStream() async throws { try await NetworkScenarios.operatorsStream(.sqlite) }
+    @Test func foundTagLookupAndMessage() async throws { try await FoundTagScenarios.lookupAndMessage(.sqlite) }
+    @Test func hiddenTagFreezes() async throws { try await FoundTagScenarios.hiddenTagFreezes(.sqlite) }
 }
 
 @Suite("Server on PostgreSQL", .enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
@@ -133,4 +135,6 @@ struct PostgresServerTests {
     @Test func coverageAroundTheLastPlace() async throws { try await CoverageScenarios.aroundTheLastPlace(.postgres) }
     @Test func coverageMapOptIn() async throws { try await CoverageMapScenarios.optIn(.postgres) }
     @Test func operatorsStream() async throws { try await NetworkScenarios.operatorsStream(.postgres) }
+    @Test func foundTagLookupAndMessage() async throws { try await FoundTagScenarios.lookupAndMessage(.postgres) }
+    @Test func hiddenTagFreezes() async throws { try await FoundTagScenarios.hiddenTagFreezes(.postgres) }
 }

@@ -12,6 +12,8 @@ enum NotificationEmail {
         case .reminder: facts = [("What", notification.dateName ?? ""), ("Due", notification.due ?? "")]
         case .missingEnding: facts = [("On the missing list until", notification.due ?? "")]
         case .missingEnded: facts = [("Off the missing list since", notification.due ?? "")]
+        case .found: facts = [("When", notification.time), ("Their message", notification.message ?? ""),
+                              ("Their contact", notification.contact ?? "they left none: answer is not possible")]
         default: facts = [("When", notification.time)]
         }
         if let place = notification.place { facts.append(("Where", place)) }
@@ -27,6 +29,7 @@ enum NotificationEmail {
         case .reminder: closing = "You get this because you asked to be reminded of this date; change or delete it on the bike's page."
         case .missingEnding: closing = "A bike stays on the missing list for a limited time, so that no tag can be followed for good. If it is still missing, mark it missing again on the bike's page to renew it."
         case .missingEnded: closing = "A bike stays on the missing list for a limited time, so that no tag can be followed for good. If it is still missing, mark it missing again on the bike's page."
+        case .found: closing = "Someone who found your bike's tag wrote this on bikebeacon's \"Found a tag?\" page; they were not told who you are. Take care when you meet a stranger: the police can come along."
         default: closing = "You get this because your bike is marked missing."
         }
         let footer = closing + " Turn email notifications off in the dashboard's settings."

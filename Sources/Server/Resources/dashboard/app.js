@@ -194,18 +194,20 @@ function renderBikes() {
   list.replaceChildren(...state.bikes.map((bike) => {
     const description = [bike.make, bike.model].filter(Boolean).join(" ");
     const colour = bike.colour ? el("span", {}, el("span", { class: "swatch" + (COLOURS.includes(bike.colour) ? ` c-${bike.colour}` : ""), "aria-hidden": "true" }), bike.colour) : null;
-    const status = bike.missing ? "MISSING" : "OK";
+    const status = bike.underReview ? "UNDER REVIEW" : bike.missing ? "MISSING" : "OK";
     return el("li", { class: "bike" + (bike.missing ? " missing" : "") + (state.selected === bike.id ? " selected" : ""), "data-bike": bike.id },
       el("div", { class: "bike-head" },
         el("span", { class: "bike-name", text: bike.name }),
-        el("span", { class: "badge" + (bike.missing ? " missing" : ""), text: status })),
+        el("span", { class: "badge" + (bike.missing ? " missing" : "") + (bike.underReview ? " review" : ""), "data-status": status, text: status })),
       el("p", { class: "bike-meta" }, colour, colour && description ? " · " : "", description,
         bike.frameNumber ? ` · frame ${bike.frameNumber}` : ""),
       el("p", { class: "beacon", text: beaconText(bike.beacon) }),
       bike.missing && bike.missingUntil ? el("p", { class: "bike-meta", "data-missing-until": bike.missingUntil,
         text: `On the missing list until ${new Date(bike.missingUntil).toLocaleDateString()}; renew it while the bike is still missing` }) : null,
+      bike.underReview ? el("p", { class: "bike-meta", "data-under-review": "",
+        text: "Under review: someone reported this tag hidden on them. It is off the missing list and cannot be marked missing until the network's operator has looked at the report." }) : null,
       el("div", { class: "actions" },
-        el("button", { type: "button", class: bike.missing ? "secondary" : "danger", "data-action": bike.missing ? "recovered" : "missing",
+        bike.underReview && !bike.missing ? null : el("button", { type: "button", class: bike.missing ? "secondary" : "danger", "data-action": bike.missing ? "recovered" : "missing",
           "aria-label": `${bike.missing ? "Mark recovered" : "Mark missing"}: ${bike.name}`, text: bike.missing ? "Mark recovered" : "Mark missing",
           onclick: () => setMissing(bike, !bike.missing) }),
         bike.missing ? el("button", { type: "button", class: "secondary", "data-action": "renew", "aria-label": `Renew the missing report: ${bike.name}`,

@@ -78,6 +78,7 @@ function notificationText(push) {
     missingEnded: `${bike} is no longer on the missing list: it was not renewed`,
     sentinelDown: `Your sentinel ${place} stopped listening`,
     sentinelUp: `Your sentinel ${place} is listening again`,
+    found: `Someone found ${bike} and wrote to you`,
   }[push.event] || `${bike} was seen at ${place}`;
   if (push.event === "reminder") return { title, body: "Open the bike to change the date or its reminder" };
   if (push.event === "missingEnding" || push.event === "missingEnded") {
@@ -85,6 +86,8 @@ function notificationText(push) {
   }
   if (push.event === "sentinelDown") return { title, body: push.reason || "Check its power and network" };
   if (push.event === "sentinelUp") return { title, body: "It hears the street again" };
+  // Plain text: the finder's words are never markup here.
+  if (push.event === "found") return { title, body: [push.message, push.contact && `Contact: ${push.contact}`].filter(Boolean).join(" · ") };
   const time = push.time ? new Date(push.time) : null;
   const parts = [];
   if (push.count > 1) parts.push(`${push.count} events`);

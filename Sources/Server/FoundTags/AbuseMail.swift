@@ -1,0 +1,79 @@
+import BikebeaconAPI
+import Durable
+import Foundation
+import Logging
+import Mail
+import SQLKit
+
+/// The mail the operator (`serve --operator-email`) gets for a report of a hidden tag: what was frozen, the
+/// reporter's words and contact (escaped: they are a stranger's), and the commands that resolve it. Pure.
+enum AbuseMail {
+    static func message(_ report: AbuseReport, to address: String, options: MailOptions, deliveryID: Int64, now: Int64) -> MailMessage {
+        let subject = "A tag was reported hidden on someone (report \(report.id))"
+        let facts = [
+            ("Report", report.id),
+            ("Reported at", Timestamp.format(milliseconds: report.createdMilliseconds)),
+            ("Tag", report.beacon.description),
+            ("Bike", report.bikeID),
+            ("Owner", report.ownerEmail),
+            ("Was missing", report.wasMissing ? "yes: it left the missing list now" : "no"),
+            ("Reporter's message", report.message.isEmpty ? "(none)" : report.message),
+            ("Reporter's contact", report.contact.isEmpty ? "(none given)" : report.contact),
+            ("Reporter's network", report.client),
+        ]
+        let advice = """
+            The bike is frozen: it is off the missing list, no sighting of it reaches its owner, and the owner sees "under review". \
+            Run `bikebeacon-server abuse show \(report.id)` for the report, then `abuse release \(report.id)` to lift the freeze, \
+            or `abuse close-account \(report.id)` to close the owner's account.
+            """
+        let text = ([subject + ".", ""] + facts.map { "\($0.0): \($0.1)" } + ["", advice, "", "-- ",
+                    "You get this as the operator of this bikebeacon network."]).joined(separator: "\n")
+        let html = (["<!DOCTYPE html>", "<html><body style=\"font-family: sans-serif\">",
+                     "<h1 style=\"font-size: 1.3em\">\(HTML.escape(subject))</h1>", "<table>"]
+            + facts.map { "<tr><th align=\"left\">\(HTML.escape($0.0))</th><td>\(HTML.escape($0.1))</td></tr>" }
+            + ["</table>", "<p>\(HTML.escape(advice))</p>", "</body></html>"]).joined(separator: "\n")
+        return MailMessage(from: options.from, to: [MailAddress(address)], subject: subject, text: text, html: html,
+                           dateMilliseconds: now, messageID: "abuse-\(deliveryID)@\(options.from.domain)")
+    }
+}
+
+/// Sends the operator's abuse mails queued with their reports, each claimed by the delivery lease first;
+/// run by the delivery worker beside the sentinel alerts. An SMTP outage delays a mail, never loses it.
+struct AbuseMailQueue: Sendable {
+    let database: Database
+    let mail: MailOptions
+    let backoff: Backoff
+    let logger: Logger
+    let now: @Sendable () -> Int64
+
+    func deliverDue() async throws {
+        let time = now()
+        let rows = try await database.withSession { db in
+            try await db.raw("""
+                SELECT m.id AS mail_id, m.address, m.attempts, m.next_attempt_ms, r.* FROM abuse_mails m JOIN abuse_reports r ON r.id = m.report_id
+                WHERE m.delivered_ms IS NULL AND m.failed_ms IS NULL AND m.next_attempt_ms <= \(bind: time) ORDER BY m.next_attempt_ms LIMIT 50
+                """).all().map { row in
+                (id: try row.decode(column: "mail_id", as: Int64.self), address: try row.decode(column: "address", as: String.self),
+                 attempts: try row.decode(column: "attempts", as: Int.self), next: try row.decode(column: "next_attempt_ms", as: Int64.self),
+                 report: try AbuseStore.report(row))
+            }
+        }
+        let record = AddressedMailRecord(table: "abuse_mails", what: "abuse report email", database: database, backoff: backoff, logger: logger)
+        for row in rows {
+            guard await DeliveryLease.claim("abuse_mails", key: "id", id: row.id, dueAt: row.next, now: time,
+                                            database: database, logger: logger) else { continue }
+            let outcome: DeliveryOutcome
+            do {
+                try await mail.client.send(AbuseMail.message(row.report, to: row.address, options: mail, deliveryID: row.id, now: now()))
+                logger.notice("abuse report mailed to the operator", metadata: ["report": "\(row.report.id)", "mail": "\(row.id)"])
+                outcome = .delivered
+            } catch let error as SMTPError where !error.isTransient {
+                outcome = .drop(reason: error.description)
+            } catch {
+                outcome = .retry(reason: "\(error) (SMTP \(mail.smtp))")
+            }
+            let now = self.now
+            await Task.detached { await record.record(outcome, id: row.id, attempts: row.attempts, nextAttempt: row.next, now: now()) }.value
+        }
+    }
+}
