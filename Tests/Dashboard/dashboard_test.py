@@ -781,8 +781,14 @@ async def find_tag_checks(page, base, server, database, email, artifacts, checks
                                      "[document.getElementById('bike-uuid').value, document.getElementById('bike-major').value, "
                                      "document.getElementById('bike-minor').value]")
         checks.expect(filled == ["426C7565-4368-6172-6D42-6561636F6E73", "3838", "4949"], f"picking a tag puts it in the bike form ({filled})")
-        home = await page.js("api('GET', '/v1/account/sentinels').then((r) => r.sentinels[0])")
-        checks.expect(home and home.get("listeningUntil") is None, f"picking a tag ends the listening at once ({home})")
+        # The form is filled before the page's DELETE of the listening has been answered: give it a second.
+        deadline = time.monotonic() + 2
+        while True:
+            home = await page.js("api('GET', '/v1/account/sentinels').then((r) => r.sentinels[0])")
+            if not home or home.get("listeningUntil") is None or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.1)
+        checks.expect(home and home.get("listeningUntil") is None, f"picking a tag ends the listening within a second or two ({home})")
         await page.js("resetBikeForm()")
     finally:
         os.killpg(sentinel.pid, signal.SIGTERM)
