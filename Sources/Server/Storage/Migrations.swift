@@ -9,6 +9,8 @@ enum Migrations {
         var version: Int
         var sqlite: [String]
         var postgres: [String]
+        /// Work SQL cannot say the same way in both flavours (rewriting JSON), run after the statements in the step's transaction.
+        var code: (@Sendable (any SQLDatabase) async throws -> Void)? = nil
     }
 
     static func common(_ version: Int, _ statements: [String]) -> Step {
@@ -249,6 +251,31 @@ enum Migrations {
             """,
             "CREATE INDEX sentinel_enrolments_sentinel ON sentinel_enrolments (sentinel_id)",
         ]),
+        // Guardrails on tracking (#35). When each bike's tag was put on it, for the 24 h hold on new tags
+        // (`NewTagHold`); bikes stored before count from their last change, the latest the tag can have come.
+        // Every missing report with its police reference, and every read of a bike's sightings (`ReadLog`),
+        // for the operator's abuse cases: neither references bikes or accounts, so deleting the bike or the
+        // account does not delete the trail of who followed it. Version 120: parallel branches add steps too.
+        common(120, [
+            "ALTER TABLE bikes ADD COLUMN beacon_since_ms BIGINT",
+            "UPDATE bikes SET beacon_since_ms = updated_ms",
+            """
+            CREATE TABLE missing_reports (id TEXT PRIMARY KEY, bike_id TEXT NOT NULL, owner_id TEXT NOT NULL, beacon TEXT NOT NULL,
+              beacon_since_ms BIGINT NOT NULL, police_reference TEXT, time_ms BIGINT NOT NULL)
+            """,
+            "CREATE INDEX missing_reports_bike ON missing_reports (bike_id, time_ms)",
+            "CREATE INDEX missing_reports_owner ON missing_reports (owner_id, time_ms)",
+            "CREATE INDEX missing_reports_time ON missing_reports (time_ms)",
+            """
+            CREATE TABLE sighting_reads (bike_id TEXT NOT NULL, owner_id TEXT NOT NULL, reader TEXT NOT NULL, route TEXT NOT NULL,
+              client TEXT NOT NULL, bucket BIGINT NOT NULL, time_ms BIGINT NOT NULL, PRIMARY KEY (bike_id, reader, route, bucket))
+            """,
+            "CREATE INDEX sighting_reads_owner ON sighting_reads (owner_id, time_ms)",
+            "CREATE INDEX sighting_reads_time ON sighting_reads (time_ms)",
+        ]),
+        // Events and notifications stored before step 90 still name other owners' home sentinels at their exact
+        // place; `/v1/events` replays them from any Last-Event-ID, and queued ones are still sent (#35).
+        Step(version: 121, sqlite: [], postgres: [], code: PrivacyBackfill.run),
     ]
 
     /// Sentinel health, beside `sentinel_transitions` (whose id column differs by flavour).
@@ -323,6 +350,7 @@ enum Migrations {
                 for statement in flavor == .sqlite ? step.sqlite : step.postgres {
                     try await db.raw(SQLQueryString(statement)).run()
                 }
+                try await step.code?(db)
                 try await db.raw("INSERT INTO schema_migrations (version, applied_ms) VALUES (\(bind: step.version), \(bind: now))").run()
             }
         }
