@@ -38,15 +38,17 @@ enum PrivacyBackfillScenarios {
                                                  latitude: 52.123456, longitude: 4.654321, time: "2026-11-21T10:00:00.000Z", zone: "near")
             let stored = [(event(annBike, at: garage, 52.123456, 4.654321), ann), (event(annBike, at: "Cafe Rosa", 52.0907123, 5.1214567), ann),
                           (event(bobBike, at: garage, 52.123456, 4.654321), bob)]
+            // Due long after the test, so the server's delivery worker leaves the queued row and the window's summary alone.
+            let later = ServerOptions.wallClock() + 365 * MissingPeriod.day
             try await harness.database.transaction { db in
                 for (event, account) in stored { try await EventStore.append(event, account: account, now: Fixture.enrolled, in: db) }
                 try await db.raw("""
                     INSERT INTO notification_deliveries (account_id, channel, target, payload, attempts, next_attempt_ms, created_ms)
-                    VALUES (\(bind: ann), 'email', '', \(bind: try notification.json()), 0, 0, 0)
+                    VALUES (\(bind: ann), 'email', '', \(bind: try notification.json()), 0, \(bind: later), 0)
                     """).run()
                 try await db.raw("""
                     INSERT INTO notification_windows (bike_id, place, last_sent_ms, pending)
-                    VALUES (\(bind: annBike.id), \(bind: garage), 0, \(bind: try notification.json()))
+                    VALUES (\(bind: annBike.id), \(bind: garage), \(bind: later), \(bind: try notification.json()))
                     """).run()
                 try await db.raw("DELETE FROM schema_migrations WHERE version = 121").run()
             }
