@@ -64,6 +64,7 @@ struct BikeStore: Sendable {
 
     func update(id: String, owner: String, fields: BikeFields, now: Int64) async throws -> Bike? {
         try await database.transaction { db in
+            try await lock(id: id, in: db)
             guard let old = try await find(id: id, owner: owner, in: db) else { return nil }
             let new = fields.applied(to: old)
             if new.beacon != old.beacon {
@@ -103,6 +104,7 @@ struct BikeStore: Sendable {
     /// (renewals too) is kept with its reference for the operator (`MissingReports`).
     func setMissing(id: String, owner: String, missing: Bool, policeReference: String? = nil, now: Int64) async throws -> Bike? {
         try await database.transaction { db in
+            try await lock(id: id, in: db)
             guard let bike = try await find(id: id, owner: owner, in: db) else { return nil }
             if missing {
                 let tagSince = try await beaconSince(id: id, in: db) ?? now
@@ -137,6 +139,14 @@ struct BikeStore: Sendable {
             }
             return try await find(id: id, owner: owner, in: db)
         }
+    }
+
+    /// On PostgreSQL, locks the bike's row for the transaction: a new tag and a missing report sent at once
+    /// must not each pass their check against the other's old state (the new tag followed with no hold).
+    /// SQLite has one writer, and the server one connection to it.
+    private func lock(id: String, in db: any SQLDatabase) async throws {
+        guard database.flavor == .postgres else { return }
+        try await db.raw("SELECT id FROM bikes WHERE id = \(bind: id) FOR UPDATE").run()
     }
 
     private func beaconSince(id: String, in db: any SQLDatabase) async throws -> Int64? {

@@ -1,6 +1,7 @@
 import Beacon
 import BikebeaconAPI
 import Foundation
+import HTTPTypes
 import HummingbirdTesting
 import Testing
 @testable import Server
@@ -109,6 +110,36 @@ enum NewTagHoldScenarios {
                         .conflict, "missing_bike_tag_change")
             let list = try await MissingListStore(database: harness.database, retention: 100).full()
             #expect(list.bikes.map(\.beacon) == [tagC], "only the tag marked with a reference is followed")
+        }
+    }
+
+    /// A new tag and a missing report sent at once: one of them is refused, never both taken (which would
+    /// follow the new tag with no hold). On PostgreSQL the two transactions run side by side.
+    static func newTagAndReportAtOnce(_ backend: Backend) async throws {
+        let clock = PushScenarios.Clock()
+        let harness = try await Harness.make(backend, options: Harness.testOptions {
+            $0.now = clock.read
+            $0.newTagHold = NewTagHold(hours: 24)
+        })
+        try await harness.run { client in
+            let eve = try await client.owner("eve@example.org")
+            var bikes: [Bike] = []
+            for minor in 1...12 { bikes.append(try await client.bike(eve, name: "Bike \(minor)", beacon: Fixture.beaconA, minor: minor)) }
+            clock.advance(25 * hour)
+            let outcomes = try await withThrowingTaskGroup(of: (HTTPResponse.Status, HTTPResponse.Status).self) { group in
+                for bike in bikes {
+                    group.addTask {
+                        let fresh = BeaconID(uuid: bike.beacon.uuid, major: 2, minor: bike.beacon.minor)
+                        async let patched = client.send(.patch, "/v1/bikes/\(bike.id)", token: eve, json: BikeFields(beacon: fresh))
+                        async let marked = client.send(.post, "/v1/bikes/\(bike.id)/missing", token: eve)
+                        return (try await patched.status, try await marked.status)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.allSatisfy { $0 == (.ok, .conflict) || $0 == (.conflict, .ok) }, "\(outcomes)")
+            let followed = try await MissingListStore(database: harness.database, retention: 100).full().bikes.map(\.beacon)
+            #expect(followed.allSatisfy { $0.major == 1 }, "only old tags are followed: \(followed)")
         }
     }
 }

@@ -27,6 +27,7 @@ struct SQLiteServerTests {
     @Test func missingPeriodForOlderReports() async throws { try await MissingPeriodScenarios.olderReportsGetAPeriod(.sqlite) }
     @Test func newTagHold() async throws { try await NewTagHoldScenarios.refusedWithoutReference(.sqlite) }
     @Test func newTagHoldStartsAgain() async throws { try await NewTagHoldScenarios.reRegisteringStartsAgain(.sqlite) }
+    @Test func newTagAndReportAtOnce() async throws { try await NewTagHoldScenarios.newTagAndReportAtOnce(.sqlite) }
     @Test func readLog() async throws { try await ReadLogScenarios.everyReadLogged(.sqlite) }
     @Test func privacyBackfill() async throws { try await PrivacyBackfillScenarios.rewritesOldPayloads(.sqlite) }
     @Test func beaconTakenIsNoOracle() async throws { try await BikeScenarios.beaconTakenIsNoOracle(.sqlite) }
@@ -96,6 +97,7 @@ struct PostgresServerTests {
     @Test func missingPeriodForOlderReports() async throws { try await MissingPeriodScenarios.olderReportsGetAPeriod(.postgres) }
     @Test func newTagHold() async throws { try await NewTagHoldScenarios.refusedWithoutReference(.postgres) }
     @Test func newTagHoldStartsAgain() async throws { try await NewTagHoldScenarios.reRegisteringStartsAgain(.postgres) }
+    @Test func newTagAndReportAtOnce() async throws { try await NewTagHoldScenarios.newTagAndReportAtOnce(.postgres) }
     @Test func readLog() async throws { try await ReadLogScenarios.everyReadLogged(.postgres) }
     @Test func privacyBackfill() async throws { try await PrivacyBackfillScenarios.rewritesOldPayloads(.postgres) }
     @Test func beaconTakenIsNoOracle() async throws { try await BikeScenarios.beaconTakenIsNoOracle(.postgres) }
