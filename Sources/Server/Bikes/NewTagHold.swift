@@ -26,8 +26,8 @@ public struct NewTagHold: Sendable, Equatable {
     func refusal(tagSince: Int64, until end: Int64) -> APIError {
         APIError(.conflict, "police_reference_required", """
             this tag was put on the bike less than \(hours) h ago (at \(Timestamp.format(milliseconds: tagSince))): \
-            to mark the bike missing now, send the reference of your police report as 'policeReference' \
-            (the server's operator sees it), or mark it missing after \(Timestamp.format(milliseconds: end))
+            to mark the bike missing now, give the reference of your police report ('policeReference'; \
+            the network's operator sees it), or mark it missing after \(Timestamp.format(milliseconds: end))
             """)
     }
 
