@@ -108,12 +108,18 @@ public struct ReadLogExport: Sendable, Equatable {
 
     static func time(_ ms: Int64) -> String { Timestamp.format(milliseconds: ms) }
 
-    /// For the terminal: each bike with its missing reports, then every read.
+    /// Owner-typed text (a bike's name, a share link's label) with its control characters shown as U+FFFD,
+    /// so an escape sequence in a name cannot rewrite the operator's terminal.
+    static func printable(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? "\u{FFFD}" : $0 }))
+    }
+
+    /// For the terminal: each bike with its missing reports, then every read. Owner-typed text is `printable`.
     public var text: String {
         var lines: [String] = []
         for bike in bikes {
             if let name = bike.name, let tag = bike.tag {
-                lines.append("bike \(bike.id) \"\(name)\" of \(bike.owner), tag \(tag) on it since \(bike.tagSince.map(Self.time) ?? "unknown")"
+                lines.append("bike \(bike.id) \"\(Self.printable(name))\" of \(bike.owner), tag \(tag) on it since \(bike.tagSince.map(Self.time) ?? "unknown")"
                     + (bike.missingSince.map { ", missing since \(Self.time($0))" + (bike.missingUntil.map { " until \(Self.time($0))" } ?? "") } ?? ", not missing"))
             } else {
                 lines.append("bike \(bike.id) (deleted; of \(bike.owner))")
@@ -126,7 +132,7 @@ public struct ReadLogExport: Sendable, Equatable {
         }
         lines.append("reads of sightings (\(reads.count); at most one per reader, bike and route a minute):")
         for read in reads {
-            lines.append("  \(Self.time(read.time))  bike \(read.bikeID)  \(read.route)  \(read.reader)  from \(read.client)")
+            lines.append("  \(Self.time(read.time))  bike \(read.bikeID)  \(read.route)  \(Self.printable(read.reader))  from \(read.client)")
         }
         return lines.joined(separator: "\n")
     }

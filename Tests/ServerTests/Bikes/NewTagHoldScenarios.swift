@@ -13,12 +13,18 @@ import Testing
 enum NewTagHoldScenarios {
     static let hour = NewTagHold.hour
 
-    static func refusedWithoutReference(_ backend: Backend) async throws {
+    /// A server with the production hold (the harness's default turns it off) on a clock the scenario moves.
+    static func held(_ backend: Backend) async throws -> (PushScenarios.Clock, Harness) {
         let clock = PushScenarios.Clock()
         let harness = try await Harness.make(backend, options: Harness.testOptions {
             $0.now = clock.read
-            $0.newTagHold = NewTagHold(hours: 24)
+            $0.newTagHold = NewTagHold()
         })
+        return (clock, harness)
+    }
+
+    static func refusedWithoutReference(_ backend: Backend) async throws {
+        let (clock, harness) = try await held(backend)
         try await harness.run { client in
             let ann = try await client.owner("ann@example.org")
             let bike = try await client.bike(ann)
@@ -74,11 +80,7 @@ enum NewTagHoldScenarios {
 
     /// Re-registering a tag, moving it to another bike or onto an old bike starts the hold again.
     static func reRegisteringStartsAgain(_ backend: Backend) async throws {
-        let clock = PushScenarios.Clock()
-        let harness = try await Harness.make(backend, options: Harness.testOptions {
-            $0.now = clock.read
-            $0.newTagHold = NewTagHold(hours: 24)
-        })
+        let (clock, harness) = try await held(backend)
         try await harness.run { client in
             let eve = try await client.owner("eve@example.org")
             let old = try await client.bike(eve, name: "Old", beacon: Fixture.beaconA)
@@ -116,11 +118,7 @@ enum NewTagHoldScenarios {
     /// A new tag and a missing report sent at once: one of them is refused, never both taken (which would
     /// follow the new tag with no hold). On PostgreSQL the two transactions run side by side.
     static func newTagAndReportAtOnce(_ backend: Backend) async throws {
-        let clock = PushScenarios.Clock()
-        let harness = try await Harness.make(backend, options: Harness.testOptions {
-            $0.now = clock.read
-            $0.newTagHold = NewTagHold(hours: 24)
-        })
+        let (clock, harness) = try await held(backend)
         try await harness.run { client in
             let eve = try await client.owner("eve@example.org")
             var bikes: [Bike] = []

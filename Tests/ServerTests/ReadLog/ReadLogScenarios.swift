@@ -72,12 +72,13 @@ enum ReadLogScenarios {
             #expect(since.reads.count == 1 && since.reports.isEmpty)
             #expect(try await ReadLogExport.load(database: harness.database, subject: "nobody@example.org") == nil)
 
-            // The operator's command, on this very database.
+            // The operator's command, on this very database. A name holding a terminal escape prints it defused.
+            #expect(try await client.send(.patch, "/v1/bikes/\(bike.id)", token: ann, json: BikeFields(name: "Commuter\u{1B}[2J")).status == .ok)
             let database = ["--database", Self.commandLine(harness.database.url)]
             let text = try await run("bikebeacon-server", ["reads", "ann@example.org"] + database)
             #expect(text.status == 0, "\(text.stderr)")
-            #expect(text.stdout.contains("bike \(bike.id) \"Commuter\" of ann@example.org") && text.stdout.contains("police reference \"PR-77\""),
-                    "\(text.stdout)")
+            #expect(text.stdout.contains("bike \(bike.id) \"Commuter\u{FFFD}[2J\" of ann@example.org") && text.stdout.contains("police reference \"PR-77\"")
+                && !text.stdout.contains("\u{1B}"), "\(text.stdout)")
             #expect(text.stdout.contains("GET /v1/shared/{token}  \(shareReader)  from 203.0.113.7"), "\(text.stdout)")
             let csv = try await run("bikebeacon-server", ["reads", bike.id, "--csv", "--since", Timestamp.format(milliseconds: later)] + database)
             #expect(csv.status == 0, "\(csv.stderr)")
