@@ -9,7 +9,7 @@ struct Reads: AsyncParsableCommand {
         discussion: """
             Prints, for one bike or every bike of one owner, each time it was marked missing (with the police \
             report's reference, if one was given) and every read of its sightings: the owner's API, dashboard and \
-            exports, share links' pages and API, the theft report, with the reader, the route and the client \
+            exports, the live event stream (each missing bike when it opens), share links' pages and API, the theft report, with the reader, the route and the client \
             address (at most one row per reader, bike and route a minute; kept 180 days). Deleted bikes and \
             accounts still show by their ids.
             """)

@@ -98,6 +98,15 @@ enum ReadLogScenarios {
             #expect(try await client.send(.get, "/v1/bikes/\(other.id)/sightings", token: ann).status == .ok)
             let pruned = try #require(try await ReadLogExport.load(database: harness.database, subject: "ann@example.org"))
             #expect(pruned.reads.map(\.bikeID) == [bike.id, other.id], "the reads older than the retention are gone; the last one, exactly as old, stays")
+
+            // The live event stream carries a missing bike's sightings as they come: opening it is a read of each missing bike.
+            #expect(try await client.send(.post, "/v1/bikes/\(other.id)/missing", token: ann).status == .ok)
+            let stream = await readEvents(port: try #require(client.port), token: ann) { _ in false }
+            stream.cancel()
+            _ = try? await stream.value
+            let watched = try #require(try await ReadLogExport.load(database: harness.database, subject: other.id))
+            #expect(watched.reads.map(\.route) == [ReadLog.Route.sightings, .events].map(\.rawValue))
+            #expect(watched.reads.last?.client == "127.0.0.1")
         }
     }
 
