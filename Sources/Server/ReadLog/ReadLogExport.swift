@@ -32,7 +32,8 @@ public struct ReadLogExport: Sendable, Equatable {
         public var reader: String
         public var route: String
         public var client: String
-        /// The reference of the bike's latest missing report at the time of the read.
+        /// The police reference that put the bike's tag of the time on the list: the latest given for that
+        /// tag at or before the read (a renewal without one does not erase it).
         public var policeReference: String?
     }
 
@@ -61,8 +62,9 @@ public struct ReadLogExport: Sendable, Equatable {
             }
             // Reports before `since` still say which reference covered the first reads.
             let allReports = try await db.raw("""
-                SELECT bike_id, police_reference, time_ms FROM missing_reports WHERE \(match) ORDER BY time_ms, id
+                SELECT bike_id, beacon, police_reference, time_ms FROM missing_reports WHERE \(match) ORDER BY time_ms, id
                 """).all().map { (bike: try $0.decode(column: "bike_id", as: String.self), time: try $0.decode(column: "time_ms", as: Int64.self),
+                                  tag: try $0.decode(column: "beacon", as: String.self),
                                   reference: try $0.decode(column: "police_reference", as: String?.self)) }
             let reads = try await db.raw("""
                 SELECT r.bike_id, r.reader, r.route, r.client, r.time_ms, a.email, s.id AS share_id, s.label
@@ -81,7 +83,8 @@ public struct ReadLogExport: Sendable, Equatable {
                     let label = try row.decode(column: "label", as: String?.self) ?? ""
                     reader = "share link " + share + (label.isEmpty ? "" : " \"\(label)\"")
                 }
-                let reference = allReports.last { $0.bike == bikeID && $0.time <= time }?.reference
+                let before = allReports.filter { $0.bike == bikeID && $0.time <= time }
+                let reference = before.last.flatMap { latest in before.last { $0.tag == latest.tag && $0.reference != nil }?.reference }
                 return Read(bikeID: bikeID, time: time, reader: reader, route: try row.decode(column: "route", as: String.self),
                             client: try row.decode(column: "client", as: String.self), policeReference: reference)
             }

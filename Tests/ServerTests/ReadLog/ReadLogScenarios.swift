@@ -51,6 +51,8 @@ enum ReadLogScenarios {
             #expect(try await rows() == 6)
             // Another owner's try is a 404 and no read.
             #expect(try await client.send(.get, "/v1/bikes/\(bike.id)/sightings", token: bob).status == .notFound)
+            // Renewed without a reference: the reads after it were still made under PR-77, which put the tag on the list.
+            #expect(try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: ann).status == .ok)
             // A minute later the same poll is a read again.
             clock.advance(60_000)
             let later = clock.read()
@@ -67,7 +69,7 @@ enum ReadLogScenarios {
                 + ["account ann@example.org"])
             #expect(record.reads.map(\.client) == ["127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1", "203.0.113.7", "203.0.113.7", "127.0.0.1"])
             #expect(record.reads.allSatisfy { $0.bikeID == bike.id && $0.policeReference == "PR-77" })
-            #expect(record.reports.map(\.policeReference) == ["PR-77"])
+            #expect(record.reports.map(\.policeReference) == ["PR-77", nil])
             let since = try #require(try await ReadLogExport.load(database: harness.database, subject: bike.id, since: later))
             #expect(since.reads.count == 1 && since.reports.isEmpty)
             #expect(try await ReadLogExport.load(database: harness.database, subject: "nobody@example.org") == nil)
@@ -107,6 +109,8 @@ enum ReadLogScenarios {
             let watched = try #require(try await ReadLogExport.load(database: harness.database, subject: other.id))
             #expect(watched.reads.map(\.route) == [ReadLog.Route.sightings, .events].map(\.rawValue))
             #expect(watched.reads.last?.client == "127.0.0.1")
+            // That report pruned the deleted bike's reports, older than the retention.
+            #expect(try await ReadLogExport.load(database: harness.database, subject: bike.id)?.reports == [])
         }
     }
 
