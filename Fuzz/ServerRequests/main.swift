@@ -205,6 +205,8 @@ var options = ServerOptions(host: "127.0.0.1", port: 0, bcryptCost: 4, sentinelR
 // The fuzzed requests carry no X-Forwarded-For, so their sign-ups share one client's default allowance: the database
 // stays small and the requests fast. The harness's own sign-ups each name a client of their own, believed as a proxy's.
 options.trustProxy = true
+// Identities mark a bike missing right after registering it.
+options.newTagHold = NewTagHold(hours: 0)
 let database = try await BikebeaconServer.openDatabase(.sqlite(path: path), logger: logger, now: options.now())
 let app = try await BikebeaconServer.makeApplication(database: database, options: options, logger: logger)
 Fuzzing.shared = try await Fuzzing(client: InProcessServer(app), database: database, options: options)

@@ -61,7 +61,7 @@ class Server:
         self.database = f"sqlite://{folder}/bikebeacon.sqlite"
         self.process = subprocess.Popen(
             [server_binary, "serve", "--port", str(self.port), "--database", self.database,
-             "--bcrypt-cost", "4", "--sentinel-rate", "1000000"],
+             "--bcrypt-cost", "4", "--sentinel-rate", "1000000", "--new-tag-hold", "0"],
             stdout=subprocess.DEVNULL, stderr=open(f"{folder}/server.log", "w"))
         self.connection = None
         deadline = time.monotonic() + 30

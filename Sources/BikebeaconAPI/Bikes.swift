@@ -29,6 +29,17 @@ public struct BikeFields: Codable, Sendable, Equatable {
     }
 }
 
+/// `POST /v1/bikes/{id}/missing`'s optional body. A tag put on the bike less than the server's hold
+/// ago (24 h unless the operator sets `serve --new-tag-hold`) is marked missing only with the reference
+/// of a police report about the theft, which the server's operator can see (#35).
+public struct MissingRequest: Codable, Sendable, Equatable {
+    public var policeReference: String?
+
+    public init(policeReference: String? = nil) {
+        self.policeReference = policeReference
+    }
+}
+
 /// An owner's bike as the API shows it. Times are RFC 3339 (`Timestamp`).
 public struct Bike: Codable, Sendable, Equatable {
     public var id: String

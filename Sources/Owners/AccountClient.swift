@@ -51,9 +51,11 @@ public struct AccountClient: Sendable {
         return try await send(.POST, "/v1/bikes", token: token, json: body, as: BikebeaconAPI.Bike.self)
     }
 
-    /// `POST /v1/bikes/{id}/missing`: the bike goes on every sentinel's missing list.
-    public func markMissing(bike id: String, token: String) async throws(Failure) -> BikebeaconAPI.Bike {
-        try await send(.POST, "/v1/bikes/\(id)/missing", token: token, as: BikebeaconAPI.Bike.self)
+    /// `POST /v1/bikes/{id}/missing`: the bike goes on every sentinel's missing list. A tag put on the bike
+    /// less than the server's hold ago (24 h by default) needs the police report's reference.
+    public func markMissing(bike id: String, policeReference: String? = nil, token: String) async throws(Failure) -> BikebeaconAPI.Bike {
+        let body = policeReference.flatMap { try? APIJSON.encoder().encode(MissingRequest(policeReference: $0)) }
+        return try await send(.POST, "/v1/bikes/\(id)/missing", token: token, json: body, as: BikebeaconAPI.Bike.self)
     }
 
     /// `GET /v1/bikes/{id}/sightings`, newest first.

@@ -27,6 +27,8 @@ public struct ServerOptions: Sendable {
     public var bikesPerAccount = 100
     /// How long a bike stays missing unless renewed (`serve --missing-days`).
     public var missingPeriod = MissingPeriod()
+    /// A tag put on a bike less than this long ago is marked missing only with a police report's reference (`serve --new-tag-hold`).
+    public var newTagHold = NewTagHold()
     /// Sign-ups per client address (`serve --signups-per-hour`), shared by every server on the database.
     /// Every account may add bikes to the list each sentinel holds, so a script must not mint accounts freely.
     public var signupLimit = RateLimit.perHour(10)

@@ -22,8 +22,9 @@ struct ServerState: Sendable {
     var missingList: MissingListStore { MissingListStore(database: database, retention: options.deltaRetention) }
     var bikes: BikeStore {
         BikeStore(database: database, missingList: missingList, notifications: notifications, limit: options.bikesPerAccount,
-                  missingPeriod: options.missingPeriod)
+                  missingPeriod: options.missingPeriod, newTagHold: options.newTagHold)
     }
+    var readLog: ReadLog { ReadLog(database: database) }
     var sightings: SightingStore { SightingStore(database: database, notifications: notifications) }
     var pushSubscriptions: PushSubscriptionStore { PushSubscriptionStore(database: database) }
     var sentinelHealth: SentinelHealthStore { SentinelHealthStore(database: database, thresholds: options.sentinelThresholds) }

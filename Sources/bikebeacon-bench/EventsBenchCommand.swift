@@ -40,7 +40,7 @@ struct EventsBenchCommand: AsyncParsableCommand {
         let sentinel = try LocalServer.enrolSentinel(binary: binary, database: url, name: "bench-\(UUID().uuidString.prefix(8))",
                                                      latitude: 52.09, longitude: 5.12)
         let replica = { (name: String) in
-            try LocalServer(binary: binary, directory: directory, database: url, name: name, options: ["--sentinel-rate", "100000"])
+            try LocalServer(binary: binary, directory: directory, database: url, name: name, options: ["--sentinel-rate", "100000", "--new-tag-hold", "0"])
         }
         let a = try replica("a")
         try await a.start()

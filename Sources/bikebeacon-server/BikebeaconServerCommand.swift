@@ -8,7 +8,7 @@ struct BikebeaconServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bikebeacon-server",
         abstract: "The bikebeacon server: owners, bikes, the missing list and sightings over HTTP.",
-        subcommands: [Serve.self, Sentinels.self, Operators.self, Abuse.self, Sightings.self, Backup.self, Restore.self])
+        subcommands: [Serve.self, Sentinels.self, Operators.self, Abuse.self, Sightings.self, Reads.self, Backup.self, Restore.self])
 }
 
 /// `--database URL`, shared by every subcommand.

@@ -22,6 +22,8 @@ struct Serve: AsyncParsableCommand {
     var bikesPerAccount = 100
     @Option(help: "Days a bike stays on the missing list unless its owner renews it (reminded 3 days before), so no tag is followed for good.")
     var missingDays = 30
+    @Option(help: "Hours after a tag is put on a bike during which marking the bike missing needs a police report's reference (the operator sees it in `reads`); 0 turns the hold off.")
+    var newTagHold: Double = 24
     @Option(help: "Sign-ups per client address per hour (shared by every server on the database); raise it for a registration event.")
     var signupsPerHour: Double = 10
     @Flag(help: "The reverse proxy runs on another host: believe its X-Forwarded-For (a proxy on loopback is always believed).")
@@ -74,6 +76,7 @@ struct Serve: AsyncParsableCommand {
         guard sentinelRate > 0 else { throw ValidationError("--sentinel-rate must be positive") }
         guard bikesPerAccount > 0 else { throw ValidationError("--bikes-per-account must be at least 1") }
         guard (1...365).contains(missingDays) else { throw ValidationError("--missing-days must be 1…365") }
+        guard newTagHold.isFinite, (0...720).contains(newTagHold) else { throw ValidationError("--new-tag-hold must be 0…720 hours (0 turns it off)") }
         guard signupsPerHour >= 1, signupsPerHour <= 1_000_000 else { throw ValidationError("--signups-per-hour must be 1…1000000") }
         guard notifyInterval >= 0, notifyInterval <= 7 * 24 * 60 else { throw ValidationError("--notify-interval must be 0…10080 minutes") }
         guard vapidSubject.hasPrefix("mailto:") || vapidSubject.hasPrefix("https://") else {
@@ -126,6 +129,10 @@ struct Serve: AsyncParsableCommand {
         options.requireVerifiedEmail = requireVerifiedEmail
         options.bikesPerAccount = bikesPerAccount
         options.missingPeriod = MissingPeriod(days: missingDays)
+        options.newTagHold = NewTagHold(hours: newTagHold)
+        if newTagHold == 0 {
+            logger.warning("--new-tag-hold 0: a tag registered a minute ago can be marked missing without a police report; keep the hold on a public server")
+        }
         options.signupLimit = .perHour(signupsPerHour)
         options.trustProxy = trustProxy
         options.metricsHost = metricsHost

@@ -43,6 +43,8 @@ struct DemoCommand: AsyncParsableCommand {
 
     static let place = (name: "Cafe Rosa, Utrecht", latitude: 52.0907, longitude: 5.1214)
     static let bus = "Bus line 12"
+    /// The reference a real owner would copy from their police report; the demo's server keeps the default hold on new tags.
+    static let policeReference = "DEMO-2026-0042"
     /// Where in the capture the bus passes, seconds after its first report: the tag is heard four
     /// times in the track's length from here, after the receiver's first half minute (±143–401 m).
     static let busPassesAt = 180.0
@@ -77,8 +79,11 @@ struct DemoCommand: AsyncParsableCommand {
         let bike = try await account.register(BikeFields(name: "Ana's commuter", make: "Gazelle", model: "Ultimate C8", colour: "green",
                                                          frameNumber: "GZ-2291-4471", beacon: bikeBeacon), token: token)
         say("3. owner      \(email) registered \(bike.name): a \(bike.colour) \(bike.make) \(bike.model), tag \(bikeBeacon)")
-        _ = try await account.markMissing(bike: bike.id, token: token)
-        say("4. missing    \(email) marked it missing: it is on every sentinel's missing list")
+        // The server runs with its default hold on new tags: a tag registered a minute ago is marked missing
+        // only with a police report's reference, as a real owner whose bike was just stolen would give.
+        _ = try await account.markMissing(bike: bike.id, policeReference: Self.policeReference, token: token)
+        say("4. missing    \(email) marked it missing with police report \(Self.policeReference) (a tag registered less than 24 h ago needs one):")
+        say("              it is on every sentinel's missing list")
 
         var settings = SentinelConfiguration(serverURL: server.baseURL, token: sentinelToken,
                                              stateDirectory: directory.appendingPathComponent("sentinel").path)

@@ -155,6 +155,7 @@ import Yams
                                           exportedAt: "2026-11-22T09:00:00.000Z", webhookUrl: nil, bikes: [], sightings: [],
                                           notifications: NotificationSettings(), pushSubscriptions: [], sessions: [])),
             Sample("BeaconPaste", BeaconPasteSample(text: "4c000215b5b182c7eab14988aa99b5c1517008d90001641ac5")),
+            Sample("MissingRequest", MissingRequest(policeReference: "PR-2026-1234"), minimal: MissingRequest()),
             Sample("ShareRequest", ShareRequest(expiresIn: 72, label: "Police case 1234", includeNotes: true),
                    minimal: ShareRequest(expiresIn: 72)),
             Sample("Share", share, minimal: Share(id: "sh1", bikeId: "b1", label: "", includeNotes: false, createdAt: "2026-11-21T09:00:00.000Z",

@@ -419,8 +419,19 @@ async def scenario(page, browser, base, server, database, downloads, artifacts, 
 
     await page.js("document.querySelector('#bikes [data-action=missing]').focus()")
     await page.key("Enter")
+    # The server runs with its default 24 h hold on new tags: this tag was registered a minute ago.
+    why = await page.wait_for("document.activeElement?.id === 'reference-policeReference' && document.getElementById('reference-why').textContent")
+    checks.expect(why and "police report" in why and "24 h" in why,
+                  f"a tag registered a minute ago: the server asks for a police report's reference, and the field for it appears, focused ({why!r})")
+    checks.expect(await page.js("document.querySelector('#bikes li .badge').textContent") == "OK", "without the reference the bike is not missing")
+    await page.key("Enter")
+    empty = await page.wait_for("document.getElementById('reference-policeReference-error').textContent")
+    checks.expect(empty and "reference" in empty, f"an empty reference is refused next to the field ({empty!r})")
+    await page.type_into("#reference-policeReference", "PR-2026-1234")
+    await page.key("Enter")
     checks.expect(await page.wait_for("document.querySelector('#bikes li .badge')?.textContent === 'MISSING'"),
-                  "marking the bike missing (keyboard: Enter on the focused button) shows MISSING")
+                  "marking the bike missing (keyboard: Enter on the focused button, then the police reference) shows MISSING")
+    checks.expect(await page.js("document.getElementById('reference-form') === null"), "the reference field goes once the bike is missing")
     checklist = await page.wait_for("!document.getElementById('lost').hidden && "
                                     "[...document.querySelectorAll('#lost .checklist > li')].map((li) => li.id + '=' + li.dataset.done)")
     checks.expect(checklist and len(checklist) == 3 and "check-share=false" in checklist and "check-report=false" in checklist,
@@ -636,6 +647,10 @@ async def theft_checks(page, browser, base, artifacts, checks, sentinel):
 
     started = time.monotonic()
     await page.js("document.querySelector('#bikes [data-action=missing]').click()")
+    # Still within the hold on the new tag: the reference again, for this new missing report.
+    await page.wait_for("document.getElementById('reference-policeReference')")
+    await page.type_into("#reference-policeReference", "PR-2026-1234")
+    await page.key("Enter")
     await page.wait_for("!document.getElementById('lost').hidden")
     await page.type_into("#share-label", "Police case 1234")
     await page.js("document.getElementById('share-make').click()")

@@ -48,14 +48,22 @@ enum BikeRoutes {
             return Response(status: .noContent)
         }
 
-        for (path, missing) in [("/v1/bikes/{id}/missing", true), ("/v1/bikes/{id}/recovered", false)] {
-            router.post(RouterPath(path)) { request, context in
-                let owner = try context.owner().accountID
-                guard let bike = try await state.bikes.setMissing(id: try bikeID(context), owner: owner, missing: missing, now: state.now)
-                else { throw APIError.bikeNotFound }
-                if !missing { await state.database.events.signal(accounts: [owner]) }
-                return try JSONResponse.make(bike)
-            }
+        router.post("/v1/bikes/{id}/missing") { request, context in
+            let owner = try context.owner().accountID
+            let id = try bikeID(context)
+            let body = try await JSONResponse.decodeIfPresent(MissingRequest.self, from: request, context: context)
+            let reference = try NewTagHold.reference(body?.policeReference)
+            guard let bike = try await state.bikes.setMissing(id: id, owner: owner, missing: true, policeReference: reference, now: state.now)
+            else { throw APIError.bikeNotFound }
+            return try JSONResponse.make(bike)
+        }
+
+        router.post("/v1/bikes/{id}/recovered") { request, context in
+            let owner = try context.owner().accountID
+            guard let bike = try await state.bikes.setMissing(id: try bikeID(context), owner: owner, missing: false, now: state.now)
+            else { throw APIError.bikeNotFound }
+            await state.database.events.signal(accounts: [owner])
+            return try JSONResponse.make(bike)
         }
 
         let coverage = CoverageStore(database: state.database)
@@ -89,6 +97,9 @@ enum BikeRoutes {
                 cursor = parsed
             }
             let page = try await state.sightings.page(bikeID: id, after: cursor, limit: limit, for: .owner)
+            let route: ReadLog.Route = format == "csv" ? .sightingsCSV : format == "geojson" ? .sightingsGeoJSON : .sightings
+            try await state.readLog.record(bikeID: id, owner: owner, reader: .account(owner), route: route,
+                                           client: AccountRoutes.client(of: request, context: context, state: state), now: state.now)
             var headers: HTTPFields = [:]
             if let next = page.nextCursor { headers[HTTPField.Name("Next-Cursor")!] = next }
             switch format {

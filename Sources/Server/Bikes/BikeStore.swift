@@ -12,6 +12,7 @@ struct BikeStore: Sendable {
     /// Most bikes per owner (`ServerOptions.bikesPerAccount`).
     let limit: Int
     var missingPeriod = MissingPeriod()
+    var newTagHold = NewTagHold()
 
     static let columns = """
         id, owner_id, name, make, model, colour, frame_number, engine_number, notes,
@@ -33,12 +34,12 @@ struct BikeStore: Sendable {
             }
             try await db.raw("""
                 INSERT INTO bikes (id, owner_id, name, make, model, colour, frame_number, engine_number, notes,
-                  beacon_uuid, beacon_major, beacon_minor, missing_since_ms, created_ms, updated_ms, recovery_contact)
+                  beacon_uuid, beacon_major, beacon_minor, missing_since_ms, created_ms, updated_ms, recovery_contact, beacon_since_ms)
                 VALUES (\(bind: id), \(bind: owner), \(bind: fields.name ?? ""), \(bind: fields.make ?? ""),
                   \(bind: fields.model ?? ""), \(bind: fields.colour ?? ""), \(bind: fields.frameNumber ?? ""),
                   \(bind: fields.engineNumber ?? ""), \(bind: fields.notes ?? ""), \(bind: beacon.uuid.uuidString),
                   \(bind: Int(beacon.major)), \(bind: Int(beacon.minor)), NULL, \(bind: now), \(bind: now),
-                  \(bind: fields.recoveryContact ?? ""))
+                  \(bind: fields.recoveryContact ?? ""), \(bind: now))
                 """).run()
             guard let bike = try await find(id: id, owner: owner, in: db) else { throw APIError.bikeNotFound }
             return bike
@@ -64,10 +65,14 @@ struct BikeStore: Sendable {
 
     func update(id: String, owner: String, fields: BikeFields, now: Int64) async throws -> Bike? {
         try await database.transaction { db in
+            try await lock(id: id, in: db)
             guard let old = try await find(id: id, owner: owner, in: db) else { return nil }
             let new = fields.applied(to: old)
             if new.beacon != old.beacon {
+                if old.missing, newTagHold.length > 0 { throw newTagHold.tagChangeRefusal() }
                 guard try await beaconHolder(new.beacon, in: db) == nil else { throw Self.beaconTaken }
+                // The tag was put on this bike now: the hold on new tags starts again (`NewTagHold`).
+                try await db.raw("UPDATE bikes SET beacon_since_ms = \(bind: now) WHERE id = \(bind: id)").run()
             }
             try await db.raw("""
                 UPDATE bikes SET name = \(bind: new.name), make = \(bind: new.make), model = \(bind: new.model),
@@ -96,10 +101,20 @@ struct BikeStore: Sendable {
 
     /// Puts the bike on (or takes it off) the missing list for one `missingPeriod`. Marking a missing
     /// bike missing again renews its period from now; neither that nor a second recovery changes the list's version.
-    func setMissing(id: String, owner: String, missing: Bool, now: Int64) async throws -> Bike? {
+    /// A tag under the `newTagHold` goes on the list only with a police report's reference; every report
+    /// (renewals too) is kept with its reference for the operator (`MissingReports`).
+    func setMissing(id: String, owner: String, missing: Bool, policeReference: String? = nil, now: Int64) async throws -> Bike? {
         try await database.transaction { db in
+            try await lock(id: id, in: db)
             guard let bike = try await find(id: id, owner: owner, in: db) else { return nil }
             if missing, bike.underReview == true { throw AbuseStore.underReview }
+            if missing {
+                let tagSince = try await beaconSince(id: id, in: db) ?? now
+                if !bike.missing, policeReference == nil, let end = newTagHold.end(tagSince: tagSince, now: now) {
+                    throw newTagHold.refusal(tagSince: tagSince, until: end)
+                }
+                try await MissingReports.record(bike: bike, owner: owner, tagSince: tagSince, policeReference: policeReference, now: now, in: db)
+            }
             let until: Int64? = missing ? missingPeriod.end(from: now) : nil
             guard bike.missing != missing else {
                 if missing {
@@ -126,6 +141,18 @@ struct BikeStore: Sendable {
             }
             return try await find(id: id, owner: owner, in: db)
         }
+    }
+
+    /// On PostgreSQL, locks the bike's row for the transaction: a new tag and a missing report sent at once
+    /// must not each pass their check against the other's old state (the new tag followed with no hold).
+    /// SQLite has one writer, and the server one connection to it.
+    private func lock(id: String, in db: any SQLDatabase) async throws {
+        guard database.flavor == .postgres else { return }
+        try await db.raw("SELECT id FROM bikes WHERE id = \(bind: id) FOR UPDATE").run()
+    }
+
+    private func beaconSince(id: String, in db: any SQLDatabase) async throws -> Int64? {
+        try await db.raw("SELECT beacon_since_ms FROM bikes WHERE id = \(bind: id)").first()?.decode(column: "beacon_since_ms", as: Int64?.self)
     }
 
     static let beaconTaken = APIError(.conflict, "beacon_taken",

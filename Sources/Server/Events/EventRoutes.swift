@@ -24,6 +24,12 @@ enum EventRoutes {
             } else {
                 start = try await EventStore.latestID(account: account, database: state.database)
             }
+            // The stream carries the sightings of the owner's missing bikes as they come: a read of each (`ReadLog`).
+            let client = AccountRoutes.client(of: request, context: context, state: state)
+            for bike in try await state.bikes.list(owner: account) where bike.missing {
+                try await state.readLog.record(bikeID: bike.id, owner: account, reader: .account(account), route: .events, client: client,
+                                               now: state.now)
+            }
             let signal = state.database.events
             let channel = EventSignal.Channel.account(account)
             let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]

@@ -27,6 +27,14 @@ enum JSONResponse {
         }
         return value
     }
+
+    /// Decodes an optional body: nil when the request has none (`POST /v1/bikes/{id}/missing` without a reference).
+    static func decodeIfPresent<T: Decodable>(_ type: T.Type, from request: Request, context: AppContext) async throws -> T? {
+        var request = request
+        let buffer = try await request.collectBody(upTo: context.maxUploadSize)
+        guard buffer.readableBytes > 0 else { return nil }
+        return try await decode(T.self, from: request, context: context)
+    }
 }
 
 extension HTTPField.Name {

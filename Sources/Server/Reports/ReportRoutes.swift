@@ -30,6 +30,8 @@ enum ReportRoutes {
             }
             // Oldest first, as a statement reads; at most the 500 newest, which is more than a page of paper holds.
             let sightings = try await state.sightings.page(bikeID: bike.id, after: nil, limit: 500, for: .anyone).sightings.reversed()
+            try await state.readLog.record(bikeID: bike.id, owner: owner, reader: .account(owner), route: .report,
+                                           client: AccountRoutes.client(of: request, context: context, state: state), now: state.now)
             let qr: Result<QRMatrix, QREncoder.Failure>? = shareURL.map { url in
                 Result(catching: { () throws(QREncoder.Failure) -> QRMatrix in try QREncoder.encode(url) })
             }

@@ -40,15 +40,18 @@ enum ShareRoutes {
 
         let page = DashboardRoutes.load()["share.html"]
         let headers = DashboardRoutes.securityHeaders(tiles: state.options.mapTiles)
-        router.get("/s/{token}") { _, context in
+        router.get("/s/{token}") { request, context in
             let resolved = try await shares.resolve(token: context.parameters.get("token") ?? "", now: state.now)
             guard let resolved else { return SharePages.notFound(headers: headers) }
             guard resolved.share.status == "active" else { return SharePages.gone(resolved.share, headers: headers) }
             try await shares.countView(id: resolved.share.id, now: state.now)
+            try await state.readLog.record(bikeID: resolved.share.bikeId, owner: resolved.ownerID, reader: .share(resolved.share.id),
+                                           route: .sharePage, client: AccountRoutes.client(of: request, context: context, state: state),
+                                           now: state.now)
             return try DashboardRoutes.response(page, headers: headers)
         }
 
-        router.get("/v1/shared/{token}") { _, context in
+        router.get("/v1/shared/{token}") { request, context in
             guard let resolved = try await shares.resolve(token: context.parameters.get("token") ?? "", now: state.now) else {
                 throw APIError(.notFound, "not_found", "no such share link; ask the bike's owner for a new one")
             }
@@ -60,6 +63,8 @@ enum ShareRoutes {
                 throw APIError(.notFound, "not_found", "no such share link; ask the bike's owner for a new one")
             }
             let sightings = try await state.sightings.page(bikeID: bike.id, after: nil, limit: 500, for: .anyone).sightings
+            try await state.readLog.record(bikeID: bike.id, owner: resolved.ownerID, reader: .share(resolved.share.id), route: .shared,
+                                           client: AccountRoutes.client(of: request, context: context, state: state), now: state.now)
             let coverage = try await CoverageStore(database: state.database).coverage(bikeID: bike.id, owner: resolved.ownerID,
                                                                                      audience: .anyone, now: state.now)
             return try JSONResponse.make(SharedBike(

@@ -9,6 +9,8 @@ enum Migrations {
         var version: Int
         var sqlite: [String]
         var postgres: [String]
+        /// Work SQL cannot say the same way in both flavours (rewriting JSON), run after the statements in the step's transaction.
+        var code: (@Sendable (any SQLDatabase) async throws -> Void)? = nil
     }
 
     static func common(_ version: Int, _ statements: [String]) -> Step {
@@ -162,14 +164,6 @@ enum Migrations {
               count BIGINT NOT NULL, heard_ms BIGINT NOT NULL, PRIMARY KEY (sentinel_id, beacon_uuid, beacon_major, beacon_minor))
             """,
         ]),
-        // A bike stays missing for a period unless renewed (#35): when it ends, and whether the owner was reminded.
-        // Version 95: parallel branches add steps in the 70s, 80s and 90s.
-        common(95, [
-            "ALTER TABLE bikes ADD COLUMN missing_until_ms BIGINT",
-            "ALTER TABLE bikes ADD COLUMN missing_reminded_ms BIGINT",
-            // The delivery worker's pass looks for periods ending soon on every round.
-            "CREATE INDEX bikes_missing_until ON bikes (missing_until_ms)",
-        ]),
         // Sentinel health (#34): each sentinel's last heartbeat with the state judged from it (one row,
         // updated in place), every change of state, and the event kind on owners' streams.
         Step(
@@ -215,6 +209,15 @@ enum Migrations {
         common(72, [
             "CREATE TABLE operators (account_id TEXT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE, created_ms BIGINT NOT NULL)",
         ]),
+        // One-time enrolment codes (`bikebeacon enroll`): the code's digest and the token sealed with the code.
+        common(75, [
+            """
+            CREATE TABLE sentinel_enrolments (code_hash TEXT PRIMARY KEY,
+              sentinel_id TEXT NOT NULL REFERENCES sentinels(id) ON DELETE CASCADE, sealed_token TEXT NOT NULL,
+              created_ms BIGINT NOT NULL, expires_ms BIGINT NOT NULL, used_ms BIGINT)
+            """,
+            "CREATE INDEX sentinel_enrolments_sentinel ON sentinel_enrolments (sentinel_id)",
+        ]),
         // Log-in attempts claimed before bcrypt, with their client address (#35, `LoginGuard`). Version 80: parallel
         // branches add steps too. The old rows (the last five minutes' failures, without a client) are not worth keeping.
         common(80, [
@@ -240,6 +243,19 @@ enum Migrations {
               ELSE 2 END
             """,
         ]),
+        // A bike stays missing for a period unless renewed (#35): when it ends, and whether the owner was reminded.
+        // Version 95: parallel branches add steps in the 70s, 80s and 90s.
+        common(95, [
+            "ALTER TABLE bikes ADD COLUMN missing_until_ms BIGINT",
+            "ALTER TABLE bikes ADD COLUMN missing_reminded_ms BIGINT",
+            // The delivery worker's pass looks for periods ending soon on every round.
+            "CREATE INDEX bikes_missing_until ON bikes (missing_until_ms)",
+        ]),
+        // The coverage map (#34, goal 5): a public sentinel appears on it only when its host agreed
+        // (`sentinels add … --on-coverage-map`, `sentinels coverage-map NAME on`); none has yet.
+        common(100, [
+            "ALTER TABLE sentinels ADD COLUMN on_coverage_map BIGINT NOT NULL DEFAULT 0",
+        ]),
         // "Found a tag?" (#35): reports of a tag found hidden on someone. An open report freezes the bike's missing
         // status (`AbuseStore`); it keeps the beacon and the owner's e-mail, so it still says what it was about
         // after the bike or the account is gone. `abuse_mails` queues the operator's mails about them.
@@ -258,20 +274,31 @@ enum Migrations {
               last_error TEXT, created_ms BIGINT NOT NULL)
             """,
         ] + abuseIndexes),
-        // One-time enrolment codes (`bikebeacon enroll`): the code's digest and the token sealed with the code.
-        common(75, [
+        // Guardrails on tracking (#35). When each bike's tag was put on it, for the 24 h hold on new tags
+        // (`NewTagHold`); bikes stored before count from their last change, the latest the tag can have come.
+        // Every missing report with its police reference, and every read of a bike's sightings (`ReadLog`),
+        // for the operator's abuse cases: neither references bikes or accounts, so deleting the bike or the
+        // account does not delete the trail of who followed it. Version 120: parallel branches add steps too.
+        common(120, [
+            "ALTER TABLE bikes ADD COLUMN beacon_since_ms BIGINT",
+            "UPDATE bikes SET beacon_since_ms = updated_ms",
             """
-            CREATE TABLE sentinel_enrolments (code_hash TEXT PRIMARY KEY,
-              sentinel_id TEXT NOT NULL REFERENCES sentinels(id) ON DELETE CASCADE, sealed_token TEXT NOT NULL,
-              created_ms BIGINT NOT NULL, expires_ms BIGINT NOT NULL, used_ms BIGINT)
+            CREATE TABLE missing_reports (id TEXT PRIMARY KEY, bike_id TEXT NOT NULL, owner_id TEXT NOT NULL, beacon TEXT NOT NULL,
+              beacon_since_ms BIGINT NOT NULL, police_reference TEXT, time_ms BIGINT NOT NULL)
             """,
-            "CREATE INDEX sentinel_enrolments_sentinel ON sentinel_enrolments (sentinel_id)",
+            "CREATE INDEX missing_reports_bike ON missing_reports (bike_id, time_ms)",
+            "CREATE INDEX missing_reports_owner ON missing_reports (owner_id, time_ms)",
+            "CREATE INDEX missing_reports_time ON missing_reports (time_ms)",
+            """
+            CREATE TABLE sighting_reads (bike_id TEXT NOT NULL, owner_id TEXT NOT NULL, reader TEXT NOT NULL, route TEXT NOT NULL,
+              client TEXT NOT NULL, bucket BIGINT NOT NULL, time_ms BIGINT NOT NULL, PRIMARY KEY (bike_id, reader, route, bucket))
+            """,
+            "CREATE INDEX sighting_reads_owner ON sighting_reads (owner_id, time_ms)",
+            "CREATE INDEX sighting_reads_time ON sighting_reads (time_ms)",
         ]),
-        // The coverage map (#34, goal 5): a public sentinel appears on it only when its host agreed
-        // (`sentinels add … --on-coverage-map`, `sentinels coverage-map NAME on`); none has yet.
-        common(100, [
-            "ALTER TABLE sentinels ADD COLUMN on_coverage_map BIGINT NOT NULL DEFAULT 0",
-        ]),
+        // Events and notifications stored before step 90 still name other owners' home sentinels at their exact
+        // place; `/v1/events` replays them from any Last-Event-ID, and queued ones are still sent (#35).
+        Step(version: 121, sqlite: [], postgres: [], code: PrivacyBackfill.run),
     ]
 
     static let abuseReports = """
@@ -359,6 +386,7 @@ enum Migrations {
                 for statement in flavor == .sqlite ? step.sqlite : step.postgres {
                     try await db.raw(SQLQueryString(statement)).run()
                 }
+                try await step.code?(db)
                 try await db.raw("INSERT INTO schema_migrations (version, applied_ms) VALUES (\(bind: step.version), \(bind: now))").run()
             }
         }

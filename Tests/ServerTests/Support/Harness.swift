@@ -38,6 +38,8 @@ struct Harness: Sendable {
                                     sentinelRateLimit: RateLimit(perSecond: 1000, burst: 1000),
                                     webhookBackoff: Backoff(initial: 0.05, maximum: 0.2, maxAttempts: 5, jitter: 0))
         options.signupLimit = RateLimit(perSecond: 1000, burst: 1000)
+        // Scenarios mark bikes missing right after registering them; the hold on new tags has its own (`NewTagHoldScenarios`).
+        options.newTagHold = NewTagHold(hours: 0)
         change(&options)
         return options
     }

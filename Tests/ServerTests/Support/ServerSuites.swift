@@ -25,6 +25,11 @@ struct SQLiteServerTests {
     @Test func bikesPerAccount() async throws { try await BikeScenarios.bikesPerAccount(.sqlite) }
     @Test func missingPeriod() async throws { try await MissingPeriodScenarios.endsUnlessRenewed(.sqlite) }
     @Test func missingPeriodForOlderReports() async throws { try await MissingPeriodScenarios.olderReportsGetAPeriod(.sqlite) }
+    @Test func newTagHold() async throws { try await NewTagHoldScenarios.refusedWithoutReference(.sqlite) }
+    @Test func newTagHoldStartsAgain() async throws { try await NewTagHoldScenarios.reRegisteringStartsAgain(.sqlite) }
+    @Test func newTagAndReportAtOnce() async throws { try await NewTagHoldScenarios.newTagAndReportAtOnce(.sqlite) }
+    @Test func readLog() async throws { try await ReadLogScenarios.everyReadLogged(.sqlite) }
+    @Test func privacyBackfill() async throws { try await PrivacyBackfillScenarios.rewritesOldPayloads(.sqlite) }
     @Test func beaconTakenIsNoOracle() async throws { try await BikeScenarios.beaconTakenIsNoOracle(.sqlite) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.sqlite) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.sqlite) }
@@ -94,6 +99,11 @@ struct PostgresServerTests {
     @Test func bikesPerAccount() async throws { try await BikeScenarios.bikesPerAccount(.postgres) }
     @Test func missingPeriod() async throws { try await MissingPeriodScenarios.endsUnlessRenewed(.postgres) }
     @Test func missingPeriodForOlderReports() async throws { try await MissingPeriodScenarios.olderReportsGetAPeriod(.postgres) }
+    @Test func newTagHold() async throws { try await NewTagHoldScenarios.refusedWithoutReference(.postgres) }
+    @Test func newTagHoldStartsAgain() async throws { try await NewTagHoldScenarios.reRegisteringStartsAgain(.postgres) }
+    @Test func newTagAndReportAtOnce() async throws { try await NewTagHoldScenarios.newTagAndReportAtOnce(.postgres) }
+    @Test func readLog() async throws { try await ReadLogScenarios.everyReadLogged(.postgres) }
+    @Test func privacyBackfill() async throws { try await PrivacyBackfillScenarios.rewritesOldPayloads(.postgres) }
     @Test func beaconTakenIsNoOracle() async throws { try await BikeScenarios.beaconTakenIsNoOracle(.postgres) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.postgres) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.postgres) }

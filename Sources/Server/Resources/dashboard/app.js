@@ -10,7 +10,9 @@ const DATA_CACHE = "bikebeacon-data";
 
 // The session is an HttpOnly cookie this script cannot read; `bb_csrf` (readable) goes back in X-CSRF-Token.
 const state = { signedIn: false, email: "", operator: false, view: "bikes",
-  bikes: [], selected: null, sightings: [], events: null, config: null, map: null };
+  bikes: [], selected: null, sightings: [], events: null, config: null, map: null,
+  /** The bike whose new tag needs a police report's reference to be marked missing, and the server's words. */
+  referenceNeeded: null };
 
 const $ = (id) => document.getElementById(id);
 
@@ -28,7 +30,7 @@ function el(tag, props = {}, ...children) {
 
 /** An error the server or the form reported, tied to the field it is about when known. */
 class FieldError extends Error {
-  constructor(message, field, status) { super(message); this.field = field; this.status = status; }
+  constructor(message, field, status, code = "") { super(message); this.field = field; this.status = status; this.code = code; }
 }
 
 function csrfToken() {
@@ -58,7 +60,7 @@ async function api(method, path, body, { raw = false } = {}) {
     let field = quoted ? quoted[1] : null;
     if (code === "email_taken") field = "email";
     if (code === "invalid_credentials") field = "password";
-    throw new FieldError(message, field, response.status);
+    throw new FieldError(message, field, response.status, code);
   }
   showOffline(response.headers.get("X-Bikebeacon-Cached-At"));
   if (raw) return response;
@@ -215,22 +217,55 @@ function renderBikes() {
         el("button", { type: "button", class: "secondary", "data-action": "sightings", "aria-label": `Sightings of ${bike.name}`, text: "Sightings",
           onclick: () => selectBike(bike.id) }),
         el("button", { type: "button", class: "secondary", "data-action": "edit", "aria-label": `Edit ${bike.name}`, text: "Edit",
-          onclick: () => editBike(bike) })));
+          onclick: () => editBike(bike) })),
+      state.referenceNeeded && state.referenceNeeded.bike === bike.id ? referenceForm(bike, state.referenceNeeded.message) : null);
   }));
   $("bikes-empty").hidden = state.bikes.length > 0;
 }
 
-async function setMissing(bike, missing) {
+async function setMissing(bike, missing, body) {
   $("bikes-error").textContent = "";
   try {
-    const updated = await api("POST", `/v1/bikes/${encodeURIComponent(bike.id)}/${missing ? "missing" : "recovered"}`);
+    const updated = await api("POST", `/v1/bikes/${encodeURIComponent(bike.id)}/${missing ? "missing" : "recovered"}`, body);
     state.bikes = state.bikes.map((b) => (b.id === updated.id ? updated : b));
+    state.referenceNeeded = null;
     renderBikes();
     if (missing) { openLostMode(updated); return; }
     showRecovered(bike);
     const again = document.querySelector(`[data-bike="${CSS.escape(updated.id)}"] [data-action="${missing ? "recovered" : "missing"}"]`);
     if (again) again.focus();
-  } catch (error) { $("bikes-error").textContent = error.message; }
+  } catch (error) {
+    if (error.code === "police_reference_required") {
+      // A tag put on the bike less than a day ago: the server asks for the police report's reference.
+      state.referenceNeeded = { bike: bike.id, message: error.message };
+      renderBikes();
+      $("reference-policeReference").focus();
+      return;
+    }
+    if (body && error.field === "policeReference") { showError($("reference-form"), "reference", error); return; }
+    $("bikes-error").textContent = error.message;
+  }
+}
+
+/** The police report's reference, asked for when the server holds a new tag (`police_reference_required`). */
+function referenceForm(bike, message) {
+  const input = el("input", { id: "reference-policeReference", name: "policeReference", autocomplete: "off", required: "", maxlength: "100" });
+  const form = el("form", { id: "reference-form", class: "reference", "data-reference-for": bike.id, novalidate: "" },
+    el("p", { class: "hint", id: "reference-why", text: message }),
+    el("label", { for: "reference-policeReference", text: "Police report reference" }),
+    input,
+    el("p", { class: "error", id: "reference-policeReference-error", role: "alert" }),
+    el("p", { class: "error", id: "reference-form-error", role: "alert" }),
+    el("button", { type: "submit", class: "danger", text: "Mark missing with this reference" }));
+  input.setAttribute("aria-describedby", "reference-why");
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    clearErrors(form);
+    const reference = input.value.trim();
+    if (!reference) { showError(form, "reference", new FieldError("Give the reference on your police report.", "policeReference")); return; }
+    setMissing(bike, true, { policeReference: reference });
+  });
+  return form;
 }
 
 /** Another period on the missing list, from now (it ends by itself, so no tag is followed for good). */
