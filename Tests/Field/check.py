@@ -396,7 +396,8 @@ if args.health == "0":
           "; ".join(f"{who}: {[subject for subject, _ in recovered[who]]}" for who in people))
     during = told(stopped or 0, off or 0)
     print(f"test-field:   mails during the bluetoothd stop: {[subject for subject, _ in during['operator@field.example']]} to the "
-          f"operator (a problem is told once it has lasted the test's 15 s hold-off); {len(mails)} alert mails in the whole run")
+          f"operator (a problem is told once it has lasted the test's 15 s hold-off); {len(mails)} mails at the SMTP server in the "
+          "whole run (the owner's sighting mails among them)")
     operator_mail = (gone["operator@field.example"] or [("", "")])[0][1]
     print("test-field:   the operator's silent mail: " + " | ".join(line for line in operator_mail.splitlines() if line.strip()))
     shown = subprocess.run([os.path.join(args.bin, "bikebeacon-server"), "sentinels", "show", "Field guest",
