@@ -130,8 +130,12 @@ let package = Package(
         ),
         // What the command line prints: report lines and tables, stderr, and the terminal the range view draws on.
         .target(name: "Console", dependencies: ["Beacon", "Scanning", "Owners", .product(name: "Logging", package: "swift-log")]),
-        // A throwaway bikebeacon-server child on a free loopback port: the demo's, and the tests' free port.
-        .target(name: "LocalServer", dependencies: ["ServerClient", "Subprocesses", .product(name: "NIOHTTP1", package: "swift-nio")]),
+        // A throwaway bikebeacon-server child on a free loopback port: the demo's, and the tests' free port;
+        // and the demo's SMTP catcher for the server's mails.
+        .target(name: "LocalServer", dependencies: [
+            "ServerClient", "Subprocesses", .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
         // The daemon's durable edges: missing-list sync and cache, outbox, reporter.
         .target(
             name: "Sentinel",

@@ -63,6 +63,11 @@ public struct AccountClient: Sendable {
         try await send(.GET, "/v1/bikes/\(id)/sightings?limit=\(limit)", token: token, as: SightingPage.self).sightings
     }
 
+    /// `GET /v1/bikes/{id}/coverage`: who listens around the bike's last place, and when they did not.
+    public func coverage(bike id: String, token: String) async throws(Failure) -> BikeCoverage {
+        try await send(.GET, "/v1/bikes/\(id)/coverage", token: token, as: BikeCoverage.self)
+    }
+
     private func send<T: Decodable>(_ method: HTTPMethod, _ path: String, token: String, json: Data? = nil, as type: T.Type) async throws(Failure) -> T {
         let connection = ServerConnection(baseURL: server, token: token, timeout: .seconds(15))
         let answer: (status: HTTPResponseStatus, headers: HTTPHeaders, body: ByteBuffer)

@@ -169,6 +169,10 @@ public enum SentinelRunner {
                 }
                 if case .live = source {} else {
                     try await waitUntilDrained(outbox, timeout: drainTimeout)
+                    // A replay is over long before the minute's refresh that carries the heartbeat: one
+                    // refresh at its end tells the server how it went, so a replayed sentinel counts as listening
+                    // (a refused one costs nothing: the sightings, delivered above, are what a replay is for).
+                    if case .replay = source { _ = try? await sync.refresh(now: now()) }
                     if let mqtt, await !mqtt.client.flush(timeout: .seconds(drainTimeout)) {
                         logger.warning("not every MQTT message reached the broker before the end", metadata: ["broker": "\(mqtt.settings.broker.map { "\($0)" } ?? "")"])
                     }

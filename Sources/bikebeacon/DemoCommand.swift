@@ -22,7 +22,10 @@ struct DemoCommand: AsyncParsableCommand {
         missing, runs a sentinel replaying that capture, and prints the sightings the owner sees. \
         Then a roaming sentinel, "Bus line 12", drives a recorded GPS track past the bike: a stretch \
         of the same capture replayed while the track plays on the same clock (gpsd's recorded \
-        output, not a live gpsd), and the owner sees where on the route it was heard.
+        output, not a live gpsd), and the owner sees where on the route it was heard. Last, the cafe's \
+        sentinel goes quiet: the server (its thresholds cut to seconds) calls it silent and mails the \
+        operator (a mail catcher on loopback stands in for a mail server); it comes back, and the \
+        owner's coverage view says when nobody was listening at the cafe.
         """
     )
 
@@ -48,6 +51,14 @@ struct DemoCommand: AsyncParsableCommand {
     /// Where in the capture the bus passes, seconds after its first report: the tag is heard four
     /// times in the track's length from here, after the receiver's first half minute (±143–401 m).
     static let busPassesAt = 180.0
+    static let operatorEmail = "operator@example.org"
+    /// Seconds without a heartbeat before this demo's server calls a sentinel silent (a real one: 300).
+    /// Longer than the first act takes from the cafe's first heartbeat to its last.
+    static let silentAfter = 8
+    /// The capture's first seconds, before the bike's tag is first heard: the cafe's radio hearing the street.
+    static let streetOnly = 5.0
+    /// Seconds the cafe stays quiet after the operator's mail, so its gap in the owner's coverage shows.
+    static let quietAfterMail = 5
 
     func run() async throws {
         guard let bikeBeacon = BeaconID(beacon) else { throw ValidationError("--beacon must be UUID:MAJOR:MINOR") }
@@ -64,13 +75,23 @@ struct DemoCommand: AsyncParsableCommand {
 
         say("bikebeacon demo: a missing bike found by a sentinel, end to end, no Bluetooth needed.\n")
         let binary = try LocalServer.locateBinary()
-        let server = try LocalServer(binary: binary, directory: directory)
+        let mail = try await MailCatcher()
+        let server = try LocalServer(binary: binary, directory: directory, options: [
+            "--smtp-url", mail.smtpURL, "--mail-from", "bikebeacon demo <demo@example.org>", "--operator-email", Self.operatorEmail,
+            "--sentinel-silent-after", String(Self.silentAfter), "--sentinel-alert-after", "0", "--sentinel-sweep-interval", "1",
+        ])
         let sentinelToken = try LocalServer.enrolSentinel(binary: binary, database: server.database, name: Self.place.name,
                                                          latitude: Self.place.latitude, longitude: Self.place.longitude)
         try await server.start()
         defer { server.stop() }
         say("1. server     bikebeacon-server on \(server.baseURL), SQLite in \(directory.path)")
-        say("2. sentinel   \"\(Self.place.name)\" enrolled at \(Self.place.latitude), \(Self.place.longitude)")
+        var settings = SentinelConfiguration(serverURL: server.baseURL, token: sentinelToken,
+                                             stateDirectory: directory.appendingPathComponent("sentinel").path)
+        settings.presentInterval = 120
+        var logger = Logger(label: "bikebeacon.sentinel") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = verbose ? .info : .error
+        try await hearStreet(settings, logger: logger)
+        say("2. sentinel   \"\(Self.place.name)\" enrolled at \(Self.place.latitude), \(Self.place.longitude); its heartbeat says it listens")
 
         let account = try AccountClient(server: server.baseURL)
         let email = "ana@example.org", password = "correct horse battery staple"
@@ -85,11 +106,6 @@ struct DemoCommand: AsyncParsableCommand {
         say("4. missing    \(email) marked it missing with police report \(Self.policeReference) (a tag registered less than 24 h ago needs one):")
         say("              it is on every sentinel's missing list")
 
-        var settings = SentinelConfiguration(serverURL: server.baseURL, token: sentinelToken,
-                                             stateDirectory: directory.appendingPathComponent("sentinel").path)
-        settings.presentInterval = 120
-        var logger = Logger(label: "bikebeacon.sentinel") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = verbose ? .info : .error
         say("5. sentinel   replaying \(capture): a Raspberry Pi's radio, 386 s, 6 tags")
         let summary = try await SentinelRunner.run(configuration: settings, source: .replay(CaptureScanner(path: capture)),
                                                    drainTimeout: 30, logger: logger)
@@ -124,7 +140,42 @@ struct DemoCommand: AsyncParsableCommand {
             throw LocalServerError("the bus reported no sighting of the missing bike; rerun with --verbose to see why")
         }
         say("\nSeen: \(bike.name) was \(seen).")
+
+        say("\nThird act: the cafe's sentinel goes quiet.\n")
+        say("10. quiet     \(Self.place.name) sends no more heartbeats; this server calls a sentinel silent after \(Self.silentAfter) s without one (a real one: 5 min)")
+        let silent = try await mailed(mail, subject: "Sentinel \(Self.place.name) has gone silent")
+        say("11. operator  mail to \(Self.operatorEmail):")
+        say("                Subject: \(silent.subject)")
+        // The facts and the advice, without the subject's repetition and the signature.
+        for line in silent.text.split(separator: "\n").dropFirst().prefix(while: { $0 != "-- " }) { say("                \(line)") }
+        try await Task.sleep(for: .seconds(Self.quietAfterMail))
+        try await hearStreet(settings, logger: logger)
+        let back = try await mailed(mail, subject: "Sentinel \(Self.place.name) is listening again")
+        say("12. back      \(Self.quietAfterMail) s later the cafe hears the street again (\(Int(Self.streetOnly)) s of the capture); mail: \"\(back.subject)\"")
+        let coverage = try await account.coverage(bike: bike.id, token: token)
+        say("13. the owner GET /v1/bikes/\(bike.id)/coverage, what \"not heard\" means around the last place:\n")
+        for line in CoverageText.lines(coverage) { say("  \(line)") }
+        await mail.stop()
         if keep { say("Kept: \(directory.path) (server.log, demo.sqlite, sentinel/, bus/)") }
+    }
+
+    /// The cafe's radio for the capture's first seconds (other tags, not the bike's): its heartbeat at
+    /// the end of the replay tells the server it listens.
+    private func hearStreet(_ settings: SentinelConfiguration, logger: Logger) async throws {
+        _ = try await SentinelRunner.run(configuration: settings,
+                                         source: .replay(StretchScanner(CaptureScanner(path: capture), offset: 0, duration: Self.streetOnly)),
+                                         drainTimeout: 30, logger: logger)
+    }
+
+    /// The first mail to the operator whose subject is `subject`, waiting for it as long as the
+    /// server takes to notice the silence (its sweep runs every second) and send it.
+    private func mailed(_ catcher: MailCatcher, subject: String) async throws -> CaughtMail {
+        let deadline = ContinuousClock.now + .seconds(Self.silentAfter + 30)
+        while ContinuousClock.now < deadline {
+            if let mail = catcher.mails.first(where: { $0.subject == subject && $0.recipients.contains(Self.operatorEmail) }) { return mail }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw LocalServerError("the operator got no mail '\(subject)' within \(Self.silentAfter + 30) s; rerun with --keep and read server.log")
     }
 
     private func say(_ line: String) { print(line) }

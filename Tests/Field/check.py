@@ -7,6 +7,7 @@ import argparse
 import json
 import os
 import re
+import sqlite3
 import subprocess
 from datetime import datetime
 
@@ -19,6 +20,8 @@ parser.add_argument("--major", type=int, required=True)
 parser.add_argument("--minor", type=int, required=True)
 parser.add_argument("--main", required=True, help="the main boot's status")
 parser.add_argument("--powercut", required=True, help="0 if the power-cut boots ran to the end")
+parser.add_argument("--health", required=True, help="0 if the health boots ran to the end")
+parser.add_argument("--database", required=True, help="the server's SQLite database")
 args = parser.parse_args()
 out = os.path.join(args.work, "share", "out")
 failures = 0
@@ -312,6 +315,97 @@ if args.powercut == "0":
     print(f"test-field:   {resumed[2] if resumed else 'no resume mark after the upgrade'}")
 else:
     check(False, "5 + 6: the power-cut and upgrade boots ran")
+
+## Enrolment with a one-time code
+enrolled = read("enroll.log")
+radio = re.search(r"radio: ([0-9]+) Bluetooth LE reports heard", enrolled)
+config = read("enroll-config.txt").split()
+check(mark("enrolled with the one-time code") is not None and radio is not None and "enrolled as 'Field guest'" in enrolled
+      and config == ["640", "root", "bikebeacon", "enabled", "active"],
+      "enrol: `bikebeacon enroll SERVER CODE` checked the radio, exchanged the code, wrote the config (0640 root:bikebeacon) "
+      "and enabled and started the unit",
+      f"{radio.group(0) if radio else 'no radio check'}; config and unit: {' '.join(config)}")
+again = read("enroll-again.log").strip()
+check("the server refused the code" in again, "enrol: the code works once (a second exchange is refused)",
+      next((line for line in again.splitlines() if "refused" in line), again[-200:]))
+
+## 7. Health: degraded, silent, listening, and the alert mails
+
+
+def work_lines(name):
+    path = os.path.join(args.work, name)
+    return open(path).read().splitlines() if os.path.exists(path) else []
+
+
+def mark_time(prefix):
+    """The host's time a health mark carries ("… at SECONDS")."""
+    m = mark(prefix)
+    found = re.search(r" at ([0-9.]+)$", m[2]) if m else None
+    return float(found.group(1)) if found else None
+
+
+if args.health == "0":
+    with sqlite3.connect(f"file:{args.database}?mode=ro", uri=True) as db:
+        transitions = [(f, t, reason, at / 1000) for f, t, reason, at in
+                       db.execute("SELECT from_state, to_state, reason, at_ms FROM sentinel_transitions ORDER BY at_ms, id")]
+    times = {key: float(value) for key, _, value in (line.partition(" ") for line in work_lines("health-times")) if value.strip()}
+    off, booted, end, last_beat = times.get("off"), times.get("boot"), times.get("end"), times.get("lastbeat")
+    # The guest reads the host's clock from share/now: whole seconds, rewritten every 0.5 s, so a mark is
+    # up to 1.5 s behind the moment it names (the stop's delay below is overstated by as much, never understated).
+    stopped, started = mark_time("health: bluetoothd stopped at"), mark_time("health: bluetoothd started at")
+    degraded = next((t for t in transitions if stopped and t[1] == "degraded" and t[3] >= stopped), None)
+    check(degraded is not None and started is not None and degraded[3] < started + 1.5 and "not scanning" in degraded[2]
+          and degraded[3] - stopped <= 75,
+          "7 degraded: bluetoothd stopped → the server records the sentinel degraded, 'not scanning', at its next heartbeat "
+          "(within 75 s: one a minute, carried by the 10 s list refresh)",
+          f"{degraded[3] - stopped:.1f} s after the stop: '{degraded[2]}'" if degraded else "no degraded transition after the stop")
+    relistened = next((t for t in transitions if started and t[1] == "listening" and t[3] >= started), None)
+    check(relistened is not None and off is not None and relistened[3] < off and relistened[3] - started <= 75,
+          "7 degraded: bluetoothd started again → listening at the next heartbeat (within 75 s)",
+          f"{relistened[3] - started:.1f} s after the start" if relistened else "not listening again")
+    while_off = [t for t in transitions if off and booted and off <= t[3] < booted]
+    silent = while_off[0] if len(while_off) == 1 and while_off[0][1] == "silent" else None
+    check(silent is not None and last_beat is not None and 90 <= silent[3] - last_beat <= 90 + 5,
+          "7 silent: the guest powered off → the server records it silent 90 s (the test's --sentinel-silent-after) after "
+          "its last heartbeat, and nothing else while it is off",
+          f"{silent[3] - last_beat:.1f} s after the last heartbeat, {silent[3] - off:.1f} s after the power-off: '{silent[2]}'"
+          if silent and last_beat else f"transitions while off: {while_off}")
+    back = next((t for t in transitions if booted and t[1] == "listening" and t[3] >= booted), None)
+    check(back is not None and end is not None and back[3] <= end,
+          "7 listening: booted again → the server records it listening",
+          f"{back[3] - booted:.1f} s after the boot started; transitions since: "
+          f"{[(t[1], round(t[3] - booted, 1)) for t in transitions if booted <= t[3] <= end]}" if back else "never")
+    mails = []
+    for path in sorted(os.listdir(os.path.join(args.work, "mail"))) if os.path.isdir(os.path.join(args.work, "mail")) else []:
+        if path.endswith(".json"):
+            m = json.load(open(os.path.join(args.work, "mail", path)))
+            mails.append((m["received_at"], m["rcpt_tos"], m["parsed"]["subject"], m["parsed"]["text"] or ""))
+    people = ["host@field.example", "operator@field.example"]
+
+    def told(since, until):
+        return {who: [(subject, text) for at, to, subject, text in mails if who in to and since <= at < until] for who in people}
+
+    gone = told(off or 0, booted or 0)
+    check(all(len(gone[who]) == 1 and gone[who][0][0] == "Sentinel Field guest has gone silent" and "State: silent" in gone[who][0][1]
+              for who in people),
+          "7 silent: exactly one mail each to the host and the operator (aiosmtpd on this host) between the power-off and the next boot",
+          "; ".join(f"{who}: {[subject for subject, _ in gone[who]]}" for who in people))
+    recovered = told(booted or 0, end or 0)
+    check(all(len(recovered[who]) == 1 and recovered[who][0][0] == "Sentinel Field guest is listening again" for who in people),
+          "7 listening: exactly one recovery mail each to the host and the operator after the boot",
+          "; ".join(f"{who}: {[subject for subject, _ in recovered[who]]}" for who in people))
+    during = told(stopped or 0, off or 0)
+    print(f"test-field:   mails during the bluetoothd stop: {[subject for subject, _ in during['operator@field.example']]} to the "
+          f"operator (a problem is told once it has lasted the test's 15 s hold-off); {len(mails)} mails at the SMTP server in the "
+          "whole run (the owner's sighting mails among them)")
+    operator_mail = (gone["operator@field.example"] or [("", "")])[0][1]
+    print("test-field:   the operator's silent mail: " + " | ".join(line for line in operator_mail.splitlines() if line.strip()))
+    shown = subprocess.run([os.path.join(args.bin, "bikebeacon-server"), "sentinels", "show", "Field guest",
+                            "--database", f"sqlite://{args.database}"], capture_output=True, text=True)
+    open(os.path.join(args.work, "sentinels-show.txt"), "w").write(shown.stdout + shown.stderr)
+    print(f"test-field:   bikebeacon-server sentinels show 'Field guest': {os.path.join(args.work, 'sentinels-show.txt')}")
+else:
+    check(False, "7: the health boots ran")
 
 for problem in read("problems").splitlines():
     check(False, "in the guest", problem)

@@ -43,6 +43,36 @@ struct DemoCommandTests {
         #expect(result.stdout.contains("replays it instead of a live gpsd"))
     }
 
+    /// The third act: the cafe's sentinel goes quiet; the operator gets the server's mail (through the
+    /// real SMTP client, at the demo's mail catcher), and the owner's coverage view says when nobody
+    /// listened at the cafe: from the silence the server noticed to the cafe's return.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: Paths.executable("bikebeacon-server").path),
+                   "bikebeacon-server is not built; run `swift build` first"))
+    func theOperatorIsToldAndTheOwnerSeesWhenTheCafeWasNotListening() async throws {
+        let result = try await run("bikebeacon", ["demo", "--capture", Paths.fixture("captures/govee-h5100.btsnoop").path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let act = try #require(result.stdout.split(separator: "Third act: the cafe's sentinel goes quiet.").last.map(String.init))
+        let lines = act.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.contains("11. operator  mail to operator@example.org:"), "\(act)")
+        #expect(lines.contains("Subject: Sentinel Cafe Rosa, Utrecht has gone silent"), "\(act)")
+        #expect(lines.contains("State: silent"), "\(act)")
+        #expect(lines.contains { $0.wholeMatch(of: /Why: no heartbeat for [0-9]+ s/) != nil }, "\(act)")
+        #expect(lines.contains { $0.hasPrefix("12. back") && $0.hasSuffix("\"Sentinel Cafe Rosa, Utrecht is listening again\"") }, "\(act)")
+        #expect(lines.contains("Within 1 km of the last place: 1 public sentinel, listening now."), "\(act)")
+        // One gap only: the cafe listened from before the bike went missing until it went quiet.
+        let gaps = lines.filter { $0.hasPrefix("Cafe Rosa, Utrecht: not listening") }
+        try #require(gaps.count == 1, "\(act)")
+        let clocks = gaps[0].matches(of: /[0-9]{2}:[0-9]{2}:[0-9]{2}/).map { secondsOfDay(String($0.output)) }
+        try #require(clocks.count == 2 && gaps[0].hasSuffix(" UTC."), "\(gaps[0])")
+        // Past midnight the end is the smaller clock time.
+        #expect((clocks[1] - clocks[0] + 86_400) % 86_400 < 60, "the gap \(gaps[0]) should last seconds")
+    }
+
+    /// "03:41:05" → seconds since midnight.
+    private func secondsOfDay(_ clock: String) -> Int {
+        clock.split(separator: ":").compactMap { Int($0) }.reduce(0) { $0 * 60 + $1 }
+    }
+
     @Test func aMissingCaptureIsExplained() async throws {
         let result = try await run("bikebeacon", ["demo", "--capture", "/nonexistent.btsnoop"])
         #expect(result.status != 0)

@@ -141,12 +141,15 @@ cursor() {
   CURSOR=$(journalctl -u bikebeacon-sentinel -n 0 --show-cursor --no-pager 2>/dev/null | sed -n 's/^-- cursor: //p')
 }
 
-# sentinel_config PRESENT_INTERVAL: /etc/bikebeacon/sentinel.yaml for the host's server.
+# sentinel_config PRESENT_INTERVAL: /etc/bikebeacon/sentinel.yaml for the host's server, with the test's
+# intervals and metrics; the token is the one `bikebeacon enroll` wrote there (the test never sees it).
 sentinel_config() {
+  token=$(sed -n 's/^ *token: *"\{0,1\}\([A-Za-z0-9_-]*\)"\{0,1\} *$/\1/p' /etc/bikebeacon/sentinel.yaml | head -1)
+  [ -n "$token" ] || fail "no token in /etc/bikebeacon/sentinel.yaml (was the sentinel enrolled?)"
   cat >/etc/bikebeacon/sentinel.yaml <<CONFIG
 server:
   url: $SERVER
-  token: $TOKEN
+  token: $token
   timeout: 5
 stateDirectory: /var/lib/bikebeacon
 scanner:
@@ -259,3 +262,39 @@ sigkill_bluetoothd() {
   kill "$monitor_pid" 2>/dev/null || true
   mark "resumed after $1: bluetoothd back $(awk -v a="$back" -v b="$start" 'BEGIN { printf "%.1f", a - b }')s after the kill, tag heard $(awk -v a="$heard" -v b="$back" 'BEGIN { printf "%.1f", a - b }')s after its return"
 }
+
+# server_state STATE SECONDS [settled] [SINCE]: waits until the server records the sentinel in STATE (the
+# host reads it from the server's database into /mnt/field/server-state as "STATE ALERTED RECEIVED"); with
+# "settled", also until no problem alert is outstanding (its recovery was told, or none was); with SINCE
+# (seconds, the host's clock), on a heartbeat received then or later.
+server_state() {
+  i=0
+  while [ "$i" -lt $(($2 * 5)) ]; do
+    state="" alerted="" received=0
+    read -r state alerted received 2>/dev/null </mnt/field/server-state || true
+    if [ "$state" = "$1" ] && { [ "${3:-}" != settled ] || [ "$alerted" != problem ]; } &&
+      [ "${received:-0}" -ge "${4:-0}" ] 2>/dev/null; then
+      return 0
+    fi
+    sleep 0.2
+    i=$((i + 1))
+  done
+  return 1
+}
+
+# listening_again: the radio up and the tag on the air; the sentinel (started by systemd at boot) scanning,
+# and the server recording it listening on a heartbeat sent since, with any problem alert about the boots
+# before told to its end (its recovery mailed).
+listening_again() {
+  modprobe hci_vhci
+  tag "$MAJOR" "$MINOR" -59 -60
+  radio_start
+  advertiser_start
+  wait_metric bikebeacon_advertisements_total 1 60 || fail "the sentinel heard nothing within 60 s of the radio's start"
+  scanning=$(true_now)
+  server_state listening 240 settled "$scanning" ||
+    fail "the server did not record the sentinel listening within 240 s of its scanning (it says: $(cat /mnt/field/server-state 2>/dev/null))"
+}
+
+# true_now: the host's clock (the guest's may drift under emulation), to half a second.
+true_now() { cat /mnt/field/now; }

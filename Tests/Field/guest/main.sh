@@ -13,8 +13,25 @@ apt-get install -y --no-install-recommends "/mnt/field/debs/$DEB_OLD" >"$out/apt
   fail "apt install ./$DEB_OLD failed (apt-install.log)"
 mark "installed $DEB_OLD"
 systemctl is-enabled bikebeacon-sentinel >/dev/null 2>&1 && fail "the package enabled the sentinel before it had a token"
+# Enrolled as on a Pi: the one-time code from `sentinels add`; enroll checks the radio, exchanges the code
+# for the token, writes the config and starts the unit. The followed tag advertises another major until
+# the sentinel runs with the test's settings below, so the bike's first arrival is made under them.
+tag $((MAJOR + 1)) "$MINOR" -59 -60
+bikebeacon enroll "$SERVER" "$CODE" --adapter hci0 >"$out/enroll.log" 2>&1 ||
+  fail "bikebeacon enroll failed (enroll.log): $(tail -1 "$out/enroll.log")"
+stat -c '%a %U %G' /etc/bikebeacon/sentinel.yaml >"$out/enroll-config.txt"
+systemctl is-enabled bikebeacon-sentinel >>"$out/enroll-config.txt" 2>&1 || true
+systemctl is-active bikebeacon-sentinel >>"$out/enroll-config.txt" 2>&1 || true
+mark "enrolled with the one-time code"
+# The code works once: a second exchange is refused and writes nothing.
+if bikebeacon enroll "$SERVER" "$CODE" --config /run/field-second.yaml --skip-radio-check --no-start >"$out/enroll-again.log" 2>&1; then
+  problem "the enrolment code worked a second time"
+fi
+[ ! -e /run/field-second.yaml ] || problem "a refused enrolment wrote /run/field-second.yaml"
+# The test's intervals and metrics endpoint, the enrolled token kept.
 sentinel_config 15
-systemctl enable --now bikebeacon-sentinel
+systemctl restart bikebeacon-sentinel
+tag "$MAJOR" "$MINOR" -59 -60
 wait_metric bikebeacon_sightings_delivered_total 1 90 || fail "no sighting delivered within 90 s of starting the sentinel"
 mark "arrived: delivered"
 hardening dbus
