@@ -64,6 +64,15 @@ public struct SentinelCore: Sendable {
             moved.firstSeen -= stampShift
             moved.lastSeen -= stampShift
             moved.lastReport -= stampShift
+            // Nothing was heard in the future: a visit saved on the server's clock (`stampShift`) and restored before
+            // that clock is known again (a Pi without a real-time clock, hours behind after a power cut) is moved back
+            // to end now, keeping its length, or its next "present" would wait those hours.
+            let ahead = max(moved.lastSeen, moved.lastReport) - now
+            if ahead > 0 {
+                moved.firstSeen -= ahead
+                moved.lastSeen -= ahead
+                moved.lastReport -= ahead
+            }
             return moved
         }
         let fresh = visits.filter { now - $0.lastSeen <= timeout }

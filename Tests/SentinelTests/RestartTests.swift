@@ -66,6 +66,18 @@ import TestSupport
         #expect(Self.events(Self.hear(&restarted, from: 1185, to: 1245)) == ["arrived"])
     }
 
+    /// Found by the field test: visits saved on the server's clock (the Pi's own 5 h behind) and restored at start,
+    /// before the server's clock is known again, lay 5 h ahead, and no "present" came until the bike left.
+    @Test func visitsSavedOnTheServersClockGoOnWhenRestoredBehindIt() {
+        var first = Self.core()
+        first.stampShift = 5 * 3600
+        #expect(Self.events(Self.hear(&first, from: 1000, to: 1060)) == ["arrived"])
+        var restarted = Self.core()
+        #expect(restarted.restore(first.openVisits(), now: 1070).restored == 1)
+        let after = Self.hear(&restarted, from: 1070, to: 1200)
+        #expect(Self.events(after) == ["present"], "\(Self.events(after))")
+    }
+
     @Test func aBikeGoneDuringTheRestartIsReportedDepartedOnce() throws {
         var first = Self.core()
         let out = Self.hear(&first, from: 1000, to: 1060)
