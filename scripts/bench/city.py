@@ -183,7 +183,8 @@ class City:
             if delay > 0:
                 await asyncio.sleep(delay)
             owner = owners[n % len(owners)]
-            request = http("GET", "/v1/events", {"Authorization": f"Bearer {owner['token']}", "Accept": "text/event-stream"})
+            request = http("GET", getattr(self.args, "path", "/v1/events"),
+                           {"Authorization": f"Bearer {owner['token']}", "Accept": "text/event-stream"})
             self.spawn(self.open_stream(loop, request, scheduled))
 
     async def open_stream(self, loop, request, scheduled):
@@ -442,6 +443,7 @@ def main():
     m.add_argument("--stream-rate", type=float, default=1000)
     m.add_argument("--sources", type=int, default=4)
     m.add_argument("--idle-seconds", type=float, default=30)
+    m.add_argument("--path", default="/v1/events", help="/bare-stream for bikebeacon-bench bare-http's baseline")
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
