@@ -17,6 +17,9 @@ struct BikebeaconBench: AsyncParsableCommand {
             EventsBenchCommand.self,
             SDCardBenchCommand.self,
             StartupBenchCommand.self,
+            CitySeedCommand.self,
+            BareHTTPCommand.self,
+            MissingListApplyCommand.self,
         ]
     )
 }

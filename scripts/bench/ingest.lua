@@ -12,14 +12,15 @@ function setup(thread)
 end
 
 local template = '{"id":"%08x-0000-4000-8000-%012x","uuid":"B5B182C7-EAB1-4988-AA99-B5C1517008D9","major":1,"minor":%d,' ..
-  '"event":"present","time":"2026-11-21T10:00:00Z","firstSeen":"2026-11-21T09:59:00Z","lastSeen":"2026-11-21T10:00:00Z",' ..
-  '"rssi":-67,"distance":2.5,"zone":"near"}'
+  '"event":"present","time":"%s","firstSeen":"%s","lastSeen":"%s","rssi":-67,"distance":2.5,"zone":"near"}'
 
 function request()
   counter = counter + 1
   local items = {}
+  -- Now, not a fixed date: a sighting dated before its sentinel's enrolment is rejected, not stored.
+  local now = os.date("!%Y-%m-%dT%H:%M:%SZ")
   for i = 1, 50 do
-    items[i] = string.format(template, thread_id, counter * 50 + i, i - 1)
+    items[i] = string.format(template, thread_id, counter * 50 + i, i - 1, now, now, now)
   end
   return wrk.format("POST", "/v1/sightings",
     { ["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. token },

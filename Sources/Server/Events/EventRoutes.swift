@@ -7,7 +7,9 @@ import ServiceLifecycle
 /// without it, starts with events stored from now on. A stream reads the database only when
 /// `Database.events` signals its owner's channel, so an idle stream costs no CPU. A stream ends with its
 /// session: ending one (log-out, revoked from another device, a password reset or change, the account
-/// deleted) signals the owner's channel too, and the stream checks its session at every wake-up.
+/// deleted) signals the owner's channel too, and the stream checks its session when so woken, when the
+/// session's expiry comes, and every `SessionCheck.recheck` besides; a keep-alive alone reads nothing
+/// (at one database read per stream every 15 s, 19 000 idle streams cost a fifth of a core).
 enum EventRoutes {
     /// A comment line this often keeps proxies from closing an idle stream, and lets the server
     /// notice a client that went away (the write fails).
@@ -41,8 +43,13 @@ enum EventRoutes {
                 // A server shutting down ends its streams at once (clients reconnect, to a replica or
                 // the restarted server), rather than at their next keep-alive.
                 try await withGracefulShutdownHandler {
+                    var sessionCheck = SessionCheck()
                     while !Task.isCancelled, !Task.isShuttingDownGracefully {
-                        guard try await state.sessions.isLive(owner, policy: state.options.sessions, now: state.now) else { break }
+                        let now = state.now
+                        if sessionCheck.isDue(woken: checkDatabase, now: now) {
+                            guard let until = try await state.sessions.liveUntil(owner, policy: state.options.sessions, now: now) else { break }
+                            sessionCheck.checked(liveUntil: until, now: now)
+                        }
                         if checkDatabase {
                             // Until a page comes back short: a burst larger than one page is sent whole.
                             var page: [StoredEvent]

@@ -15,15 +15,19 @@ enum SentinelRoutes {
                 let notified = try await state.sentinelHealth.record(try heartbeat(text), from: sentinel, now: state.now)
                 await state.database.events.signal(accounts: notified)
             }
-            if let sinceText = request.uri.queryParameters.get("since") {
-                guard let since = Int64(sinceText), since >= 0 else { throw APIError.invalid("'since' must be a list version (an integer ≥ 0)") }
-                if let delta = try await state.missingList.delta(since: since) {
-                    return try JSONResponse.make(MissingDelta(delta))
-                }
-            } else if let match = request.headers[.ifNoneMatch] {
-                // Cheap path for the common poll: one indexed read of the version.
+            let since = try request.uri.queryParameters.get("since").map { text in
+                guard let since = Int64(text), since >= 0 else { throw APIError.invalid("'since' must be a list version (an integer ≥ 0)") }
+                return since
+            }
+            // Cheap path for the common poll, one indexed read of the version: a sentinel holding the current
+            // list gets a 304 with or without `since` (it sends both), not an empty delta it would have to parse.
+            if let match = request.headers[.ifNoneMatch] {
                 let tag = etag(version: try await state.missingList.version())
                 if matches(match, tag) { return Response(status: .notModified, headers: [.eTag: tag]) }
+            }
+            if let since, let delta = try await state.missingList.delta(since: since) {
+                // The version's tag, which the sentinel sends next time (it keeps whatever tag the last answer had).
+                return try JSONResponse.make(MissingDelta(delta), headers: [.eTag: etag(version: delta.version)])
             }
             let (version, bikes) = try await state.missingList.full()
             let list = MissingList(version: version, beacons: bikes.map(MissingBeacon.init))

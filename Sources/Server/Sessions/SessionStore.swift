@@ -56,13 +56,16 @@ struct SessionStore: Sendable {
         }
     }
 
-    /// Whether the owner's session still exists and, for a cookie, has not expired: what an open event stream asks.
-    func isLive(_ owner: OwnerSession, policy: SessionPolicy, now: Int64) async throws -> Bool {
+    /// Until when the owner's session lives unless it is ended (which wakes its streams), or nil when it has
+    /// ended: what an open event stream asks. A bearer token's has no end (`Int64.max`); a cookie's is its
+    /// expiry by the policy, which a later use only moves on.
+    func liveUntil(_ owner: OwnerSession, policy: SessionPolicy, now: Int64) async throws -> Int64? {
         try await database.withSession { db in
             guard let session = try await db.raw("""
                 SELECT \(unsafeRaw: Self.columns) FROM sessions WHERE id = \(bind: owner.sessionID) AND account_id = \(bind: owner.accountID)
-                """).first().map(Self.decode) else { return false }
-            return session.kind == .token || policy.isLive(created: session.createdMilliseconds, lastUsed: session.lastUsedMilliseconds, now: now)
+                """).first().map(Self.decode) else { return nil }
+            let until = session.kind == .token ? Int64.max : policy.expiry(created: session.createdMilliseconds, lastUsed: session.lastUsedMilliseconds)
+            return now < until ? until : nil
         }
     }
 

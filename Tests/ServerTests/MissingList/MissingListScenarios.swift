@@ -63,4 +63,34 @@ enum MissingListScenarios {
             expectError(try await client.send(.get, "/v1/missing?since=abc", token: sentinel), .badRequest)
         }
     }
+
+    /// A sentinel polls with both `since` and `If-None-Match` (`HTTPMissingListSource`), keeping the tag of the
+    /// last answer: holding the current list it gets a 304 and no body, as a plain ETag poll does, not an
+    /// empty delta; behind, it gets the delta with its version's tag, and with that tag a 304 again.
+    static func sentinelPollWithSinceIsNotModified(_ backend: Backend) async throws {
+        let harness = try await Harness.make(backend)
+        let (_, sentinel) = try await harness.sentinel()
+        try await harness.run { client in
+            let owner = try await client.owner("ann@example.org")
+            let bike = try await client.bike(owner)
+            let first = try await client.send(.get, "/v1/missing", token: sentinel)
+            let v0 = try client.decode(MissingList.self, first)
+            let tag0 = try #require(first.headers[.eTag])
+
+            let current = try await client.send(.get, "/v1/missing?since=\(v0.version)", token: sentinel, headers: [.ifNoneMatch: tag0])
+            #expect(current.status == .notModified && current.body.readableBytes == 0)
+            #expect(current.headers[.eTag] == tag0)
+
+            #expect(try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: owner).status == .ok)
+            let behind = try await client.send(.get, "/v1/missing?since=\(v0.version)", token: sentinel, headers: [.ifNoneMatch: tag0])
+            let delta = try client.decode(MissingDelta.self, behind)
+            #expect(delta.since == v0.version && delta.version == v0.version + 1 && delta.added.count == 1)
+            let tag1 = try #require(behind.headers[.eTag])
+            #expect(tag1 == "\"v\(delta.version)\"")
+            let caughtUp = try await client.send(.get, "/v1/missing?since=\(delta.version)", token: sentinel, headers: [.ifNoneMatch: tag1])
+            #expect(caughtUp.status == .notModified && caughtUp.body.readableBytes == 0)
+            // A bad `since` is still refused, even with a current tag.
+            expectError(try await client.send(.get, "/v1/missing?since=abc", token: sentinel, headers: [.ifNoneMatch: tag1]), .badRequest)
+        }
+    }
 }
