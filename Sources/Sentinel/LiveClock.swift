@@ -15,11 +15,15 @@ struct LiveClock: Sendable {
     private let startElapsed: Double
     private let wall: @Sendable () -> Double
     private let elapsed: @Sendable () -> Double
+    private let checkedAgainstServer: @Sendable () -> Bool
 
-    /// `wall`: seconds since the epoch; `elapsed`: monotonic seconds (both injected by tests).
-    init(wall: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }, elapsed: (@Sendable () -> Double)? = nil) {
+    /// `wall`: seconds since the epoch; `checked`: whether `wall` has been checked against the server's clock
+    /// (`ServerTime` has an answer); `elapsed`: monotonic seconds (all injected by tests).
+    init(wall: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }, checked: @escaping @Sendable () -> Bool = { true },
+         elapsed: (@Sendable () -> Double)? = nil) {
         let origin = ContinuousClock.now
         self.wall = wall
+        checkedAgainstServer = checked
         // ContinuousClock keeps counting while the system is suspended, as absence does.
         self.elapsed = elapsed ?? { seconds(origin.duration(to: .now)) }
         startWall = wall()
@@ -31,4 +35,7 @@ struct LiveClock: Sendable {
 
     /// What a core time is moved by to become a wall-clock stamp now.
     var shift: Double { wall() - now }
+
+    /// Whether `shift` can be trusted: the stamping clock has been compared with the server's.
+    var checked: Bool { checkedAgainstServer() }
 }

@@ -98,7 +98,8 @@ public enum SentinelRunner {
                                    cache: MissingListCache(path: state + "/missing-list.json"), logger: logger.labelled("bikebeacon.missing-list"))
         // One monotonic timeline for the core and the fix (made before gpsd's first report arrives), stamped by the
         // server's clock while this one is far off it (a Pi without a real-time clock before NTP).
-        let clock = LiveClock(wall: serverTime.wall)
+        let clock = LiveClock(wall: serverTime.wall, checked: { serverTime.serverNow != nil })
+        let gate = StampGate()
         let roaming = Roaming(configuration.location, clock: clock, logger: logger)
         if case .recorded = configuration.location.source {
             guard case .replay = source else { throw ConfigurationError.invalid("a recorded track plays only on a replayed capture, not live") }
@@ -110,7 +111,10 @@ public enum SentinelRunner {
         let summary: Summary
         do {
             summary = try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { await reporter.run(sleep: { try await Task.sleep(for: .seconds($0)) }) }
+                group.addTask {
+                    await gate.wait()
+                    await reporter.run(sleep: { try await Task.sleep(for: .seconds($0)) })
+                }
                 if let mqtt { group.addTask { await mqtt.run() } }
                 if let client = roaming?.client, let location = roaming?.location {
                     group.addTask { await client.run { position in await location.take(position) } }
@@ -165,7 +169,7 @@ public enum SentinelRunner {
                                        sleep: { try await Task.sleep(for: .seconds($0)) })
                     }
                     created = try await scan(scanner, replay: isReplay, configuration: configuration, outbox: outbox, sync: sync,
-                                             stats: stats, mqtt: mqtt, roaming: roaming, nearby: nearby, clock: clock, group: &group, logger: logger)
+                                             stats: stats, mqtt: mqtt, roaming: roaming, nearby: nearby, clock: clock, gate: gate, group: &group, logger: logger)
                 }
                 if case .live = source {} else {
                     try await waitUntilDrained(outbox, timeout: drainTimeout)
@@ -199,7 +203,7 @@ public enum SentinelRunner {
     /// Feeds advertisements (and, live, clock ticks) through the core; returns sightings created.
     private static func scan(_ scanner: any Scanning.Scanner, replay: Bool, configuration: SentinelConfiguration, outbox: Outbox,
                              sync: MissingListSync, stats: Stats, mqtt: MQTTBridge?, roaming: Roaming?, nearby: NearbyListener?, clock: LiveClock,
-                             group: inout ThrowingTaskGroup<Void, any Error>, logger: Logger) async throws -> Int {
+                             gate: StampGate, group: inout ThrowingTaskGroup<Void, any Error>, logger: Logger) async throws -> Int {
         var core = SentinelCore(ownBikes: configuration.ownBikes, registry: await sync.registry,
                                 tracking: TrackerConfiguration(proximity: configuration.proximity),
                                 sighting: .init(presentInterval: configuration.presentInterval))
@@ -213,6 +217,8 @@ public enum SentinelRunner {
         var passes = PassingTracker(passInterval: configuration.location.passInterval)
         var lastPassCheck = -Double.infinity
         var pending = PendingSightings(limit: configuration.outboxMaxRows)
+        var unchecked = ClockHold()
+        if replay { gate.open() }
         var warnedDropping = false
         /// Into the outbox, or held in memory while it cannot take them (a full disk must not stop the sentinel).
         func commit(_ sightings: [Sighting]) async {
@@ -257,6 +263,19 @@ public enum SentinelRunner {
                                                    "zone": "\(sighting.zone.rawValue)", "rssi": "\(sighting.rssi)", "id": "\(sighting.id)"])
             }
             if !out.sightings.isEmpty || !pending.held.isEmpty { await commit(out.sightings) }
+            if !replay, !gate.isOpen {
+                if clock.checked {
+                    for sighting in unchecked.restamped(shift: core.stampShift) {
+                        do { try await outbox.replace(sighting) } catch {
+                            logger.warning("cannot restamp a sighting made before the clock was checked; it goes out on the local clock",
+                                           metadata: ["id": "\(sighting.id)", "error": "\(error)"])
+                        }
+                    }
+                    gate.open()
+                } else {
+                    unchecked.remember(out.sightings, shift: core.stampShift)
+                }
+            }
             for raised in out.alarms {
                 await stats.alarm()
                 alarms.append(Task { await alarm.raise(raised) })

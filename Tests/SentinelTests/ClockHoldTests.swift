@@ -1,0 +1,38 @@
+import Testing
+@testable import Sentinel
+
+/// A bike heard in the first second after a boot with the clock hours behind: its arrival must reach the
+/// server stamped by the server's clock, not dated before the sentinel's enrolment and refused (the field
+/// test's failure).
+struct ClockHoldTests {
+    @Test func sightingsMadeBeforeTheCheckAreMovedByTheShiftLearntSince() throws {
+        var hold = ClockHold()
+        let arrived = TestValues.sighting(.arrived, at: 1_000)
+        hold.remember([arrived], shift: 0)
+        #expect(!hold.isEmpty)
+        // The server's clock is 5 h ahead of the local one.
+        let restamped = hold.restamped(shift: 5 * 3600)
+        #expect(restamped.count == 1)
+        let moved = try #require(restamped.first)
+        #expect(moved.id == arrived.id && moved.time == arrived.time + 5 * 3600)
+        #expect(moved.firstSeen == arrived.firstSeen + 5 * 3600 && moved.lastSeen == arrived.lastSeen + 5 * 3600)
+        #expect(hold.isEmpty)
+    }
+
+    @Test func aClockFoundRightChangesNothing() {
+        var hold = ClockHold()
+        hold.remember([TestValues.sighting(.arrived, at: 1_000)], shift: 0)
+        #expect(hold.restamped(shift: 0).isEmpty)
+    }
+
+    @Test func theReporterWaitsForTheGateAtMostTheLimit() async {
+        let gate = StampGate()
+        let start = ContinuousClock.now
+        await gate.wait(limit: 0.3)
+        #expect(ContinuousClock.now - start >= .milliseconds(300))
+        gate.open()
+        let opened = ContinuousClock.now
+        await gate.wait(limit: 10)
+        #expect(ContinuousClock.now - opened < .seconds(1))
+    }
+}
