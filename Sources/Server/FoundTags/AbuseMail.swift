@@ -60,20 +60,10 @@ struct AbuseMailQueue: Sendable {
         }
         let record = AddressedMailRecord(table: "abuse_mails", what: "abuse report email", database: database, backoff: backoff, logger: logger)
         for row in rows {
-            guard await DeliveryLease.claim("abuse_mails", key: "id", id: row.id, dueAt: row.next, now: time,
-                                            database: database, logger: logger) else { continue }
-            let outcome: DeliveryOutcome
-            do {
+            await record.deliver(id: row.id, attempts: row.attempts, nextAttempt: row.next, claimedAt: time, smtp: "\(mail.smtp)", now: now) {
                 try await mail.client.send(AbuseMail.message(row.report, to: row.address, options: mail, deliveryID: row.id, now: now()))
                 logger.notice("abuse report mailed to the operator", metadata: ["report": "\(row.report.id)", "mail": "\(row.id)"])
-                outcome = .delivered
-            } catch let error as SMTPError where !error.isTransient {
-                outcome = .drop(reason: error.description)
-            } catch {
-                outcome = .retry(reason: "\(error) (SMTP \(mail.smtp))")
             }
-            let now = self.now
-            await Task.detached { await record.record(outcome, id: row.id, attempts: row.attempts, nextAttempt: row.next, now: now()) }.value
         }
     }
 }

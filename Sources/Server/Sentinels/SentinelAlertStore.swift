@@ -134,27 +134,16 @@ struct SentinelAlertStore: Sendable {
                     nextAttempt: try row.decode(column: "next_attempt_ms", as: Int64.self))
             }
         }
+        let record = AddressedMailRecord(table: "sentinel_alerts", what: "sentinel alert email", database: database, backoff: backoff,
+                                         logger: logger)
         for row in rows {
-            guard await DeliveryLease.claim("sentinel_alerts", key: "id", id: row.id, dueAt: row.nextAttempt, now: time,
-                                            database: database, logger: logger) else { continue }
-            let outcome: DeliveryOutcome
-            if let alert = try? JSONDecoder().decode(SentinelAlert.self, from: Data(row.payload.utf8)) {
-                do {
-                    try await mail.client.send(SentinelAlertEmail.message(alert, to: row.address, options: mail, deliveryID: row.id, now: now()))
-                    logger.info("sentinel alert email sent", metadata: ["alert": "\(row.id)", "sentinel": "\(alert.sentinel)"])
-                    outcome = .delivered
-                } catch let error as SMTPError where !error.isTransient {
-                    outcome = .drop(reason: error.description)
-                } catch {
-                    outcome = .retry(reason: "\(error) (SMTP \(mail.smtp))")
+            await record.deliver(id: row.id, attempts: row.attempts, nextAttempt: row.nextAttempt, claimedAt: time, smtp: "\(mail.smtp)", now: now) {
+                guard let alert = try? JSONDecoder().decode(SentinelAlert.self, from: Data(row.payload.utf8)) else {
+                    throw AddressedMailRecord.Unreadable(reason: "the queued alert cannot be read back")
                 }
-            } else {
-                outcome = .drop(reason: "the queued alert cannot be read back")
+                try await mail.client.send(SentinelAlertEmail.message(alert, to: row.address, options: mail, deliveryID: row.id, now: now()))
+                logger.info("sentinel alert email sent", metadata: ["alert": "\(row.id)", "sentinel": "\(alert.sentinel)"])
             }
-            let record = AddressedMailRecord(table: "sentinel_alerts", what: "sentinel alert email", database: database, backoff: backoff,
-                                             logger: logger)
-            let now = self.now
-            await Task.detached { await record.record(outcome, id: row.id, attempts: row.attempts, nextAttempt: row.nextAttempt, now: now()) }.value
         }
     }
 }
