@@ -112,8 +112,10 @@ let package = Package(
             ]
         ),
 
-        // Child processes through posix_spawn (the alarm command, the demo's server), without Foundation.
-        .target(name: "Subprocesses"),
+        // Child processes through posix_spawn (the alarm command, the demo's server, the tests' peers), without Foundation.
+        .target(name: "Subprocesses", dependencies: ["CSpawn"]),
+        // The two GNU spawn calls Swift's Glibc module does not import (closefrom, pipe2).
+        .target(name: "CSpawn"),
         // The YAML subset a sentinel's config needs, read strictly with line numbers (pure; fuzzed).
         .target(name: "StrictYAML"),
         // Files replaced atomically and durably: the sentinel's state, the owner's config.
@@ -200,7 +202,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Beacon", "Registry", "Durable", "BikebeaconAPI", "Mail",
+                "Beacon", "Registry", "Durable", "BikebeaconAPI", "Mail", "Subprocesses",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -230,7 +232,7 @@ let package = Package(
             linkerSettings: leanReleaseLink
         ),
 
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Subprocesses"], path: "Tests/TestSupport"),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport", "bikebeacon"]),
         .testTarget(
             name: "MQTTTests",
@@ -274,6 +276,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "Beacon", "Scanning", "Owners"]),
+        .testTarget(name: "SubprocessesTests", dependencies: ["Subprocesses"]),
         .testTarget(name: "StrictYAMLTests", dependencies: ["StrictYAML", "TestSupport", .product(name: "Yams", package: "Yams")]),
         .testTarget(name: "MailTests", dependencies: ["Mail", "TestSupport", .product(name: "NIOSSL", package: "swift-nio-ssl")]),
         .testTarget(

@@ -1,13 +1,13 @@
 import Foundation
 import Synchronization
 import TestSupport
+import Subprocesses
 
 /// A private `dbus-daemon` with python-dbusmock's bluez5 template on it, in a temp dir of its own.
 ///
 /// The daemon runs under a small shell that kills it when our end of its stdin closes, which also
 /// happens when the test process dies; the mock exits by itself when its bus goes away. So a
-/// crashed test run leaves no processes behind. Children of the test runner inherit a signal mask
-/// that blocks SIGTERM, so both are ended with SIGKILL.
+/// crashed test run leaves no processes behind.
 final class MockBlueZ: Sendable {
     /// Debian's interpreter: python3-dbus and python3-dbusmock are installed for it (a pyenv
     /// `python3` earlier on PATH would not have them).
@@ -22,8 +22,8 @@ final class MockBlueZ: Sendable {
     let directory: URL
     let address: String
     private let socket: String
-    private let daemon = Mutex<(Process, Pipe)?>(nil)
-    private let mock = Mutex<Process?>(nil)
+    private let daemon = Mutex<ChildProcess?>(nil)
+    private let mock = Mutex<ChildProcess?>(nil)
     private let mockStarts = Mutex(0)
 
     /// Starts the bus and the mock, with one powered adapter `hci0` unless told otherwise.
@@ -51,25 +51,17 @@ final class MockBlueZ: Sendable {
     /// Starts dbus-daemon on the socket (again, after `stopBus`).
     private func startBus() async throws {
         try? FileManager.default.removeItem(atPath: socket)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = [
-            "-c", #"dbus-daemon --session --nofork --address="unix:path=$1" & d=$!; cat >/dev/null; kill -9 $d; wait $d"#,
-            "sh", socket,
-        ]
-        let stdin = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        daemon.withLock { $0 = (process, stdin) }
+        let process = try ChildProcess.spawn(
+            "/bin/sh", ["-c", #"dbus-daemon --session --nofork --address="unix:path=$1" & d=$!; cat >/dev/null; kill -9 $d; wait $d"#, "sh", socket],
+            input: true, stdout: .discard, stderr: .discard)
+        daemon.withLock { $0 = process }
         try await waitFor("the private bus socket", within: 5) { [socket] in FileManager.default.fileExists(atPath: socket) }
     }
 
     /// Stops dbus-daemon (the mock goes with it).
     private func stopBus() async {
-        guard let (process, stdin) = daemon.withLock({ $0.take() }) else { return }
-        try? stdin.fileHandleForWriting.close()
+        guard let process = daemon.withLock({ $0.take() }) else { return }
+        process.closeInput()
         await waitForExit(process)
     }
 
@@ -90,13 +82,8 @@ final class MockBlueZ: Sendable {
     /// the calls it receives to `mock-N.log`.
     func startMock() async throws {
         let number = mockStarts.withLock { $0 += 1; return $0 }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.python)
-        process.arguments = ["-m", "dbusmock", "--template", "bluez5", "-l", mockLog(number).path]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess.spawn(Self.python, ["-m", "dbusmock", "--template", "bluez5", "-l", mockLog(number).path],
+                                             environment: environment, stdout: .discard, stderr: .discard)
         mock.withLock { $0 = process }
         try await control("wait-bluez")
     }
@@ -104,7 +91,7 @@ final class MockBlueZ: Sendable {
     /// Kills the mock as a crash would (SIGKILL) and waits until it is gone.
     func killMock() async {
         guard let process = mock.withLock({ $0.take() }) else { return }
-        kill(process.processIdentifier, SIGKILL)
+        process.send(SIGKILL)
         await waitForExit(process)
     }
 
@@ -116,21 +103,11 @@ final class MockBlueZ: Sendable {
     /// Runs one action of the control script against this bus; throws with its stderr on failure.
     @discardableResult
     func control(_ arguments: String...) async throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.python)
-        process.arguments = [Self.control] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        await waitForExit(process)
-        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw MockError("bluez_mock_control \(arguments.joined(separator: " ")) failed: \(message)")
+        let result = try await run(path: Self.python, [Self.control] + arguments, environment: environment)
+        guard result.status == 0 else {
+            throw MockError("bluez_mock_control \(arguments.joined(separator: " ")) failed: \(result.stderr)")
         }
-        return output
+        return result.stdout
     }
 
     /// Stops the mock and the bus and removes the temp dir.
@@ -152,15 +129,6 @@ final class MockBlueZ: Sendable {
 struct MockError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
-}
-
-/// Waits for a child without blocking a cooperative thread; kills it after `seconds`.
-func waitForExit(_ process: Process, killAfter seconds: Double = 15) async {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while process.isRunning {
-        if ContinuousClock.now > deadline { kill(process.processIdentifier, SIGKILL) }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
 }
 
 /// Runs `body` against a fresh mock and always tears it down.

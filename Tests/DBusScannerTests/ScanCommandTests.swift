@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import Subprocesses
 
 /// `bikebeacon scan` end to end against the bluez5 mock, as an operator runs it.
 @Suite(.serialized, .timeLimit(.minutes(1)), .enabled(if: MockBlueZ.isAvailable, "needs dbus-daemon and python3-dbusmock (scripts/setup installs them)"))
@@ -33,22 +34,17 @@ struct ScanCommandTests {
     @Test func sigintStopsDiscoveryAndPrintsTheSummary() async throws {
         try await withMockBlueZ { bus in
             try await bus.control("add-device", "hci0", "C4:7C:8D:6A:00:22", "-58", DBusScannerIntegrationTests.b5b1)
-            let process = Process()
-            process.executableURL = Paths.executable("bikebeacon")
-            process.arguments = ["scan"]
-            process.environment = ProcessInfo.processInfo.environment.merging(bus.environment) { $1 }
-            let out = Pipe(), err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
+            let out = bus.directory.appendingPathComponent("scan.out"), err = bus.directory.appendingPathComponent("scan.err")
+            let process = try ChildProcess.spawn(Paths.executable("bikebeacon").path, ["scan"], environment: bus.environment,
+                                                 stdout: .file(out.path), stderr: .file(err.path))
             let started = try await eventually(within: 10) { bus.mockCalls().contains("StartDiscovery") }
             try await Task.sleep(for: .milliseconds(200))
-            kill(process.processIdentifier, SIGINT)
+            process.send(SIGINT)
             await waitForExit(process, killAfter: 10)
-            let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let stdout = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
+            let stderr = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
             #expect(started)
-            #expect(process.terminationReason == .exit && process.terminationStatus == 0, "stderr: \(stderr)")
+            #expect(process.wait() == 0, "stderr: \(stderr)")
             let lines = stdout.split(separator: "\n")
             #expect(lines.first?.hasPrefix("TIME") == true)
             #expect(lines.count == 2 && lines.last?.contains("B5B182C7-EAB1-4988-AA99-B5C1517008D9") == true, "stdout: \(stdout)")

@@ -11,6 +11,7 @@ import ServerClient
 import Testing
 import TestSupport
 @testable import Sentinel
+import Subprocesses
 
 /// Fault tests against the REAL `bikebeacon-server` process and the real `bikebeacon sentinel`
 /// process replaying the bundled real capture (Tests/Fixtures/captures/govee-h5100.btsnoop, MIT,
@@ -61,14 +62,8 @@ struct EndToEndTests {
         return path
     }
 
-    static func startSentinel(_ arguments: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = Paths.executable("bikebeacon")
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+    static func startSentinel(_ arguments: [String]) throws -> ChildProcess {
+        try ChildProcess.spawn(Paths.executable("bikebeacon").path, arguments, stdout: .discard, stderr: .discard)
     }
 
     static func queued(_ stateDirectory: URL) async throws -> [Sighting] {
@@ -77,13 +72,15 @@ struct EndToEndTests {
         return queued
     }
 
-    static func waitForExit(_ process: Process, seconds: Double) async throws {
+    /// The sentinel's exit status once it finishes by itself; throws (and stops it) after `seconds`.
+    static func statusWhenFinished(_ process: ChildProcess, within seconds: Double) async throws -> Int32 {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
         if process.isRunning {
             process.terminate()
             throw HarnessError("the sentinel did not finish within \(Int(seconds)) s")
         }
+        return process.wait()
     }
 
     @Test func serverDownForTheWholeReplayThenUpDeliversEachSightingOnce() async throws {
@@ -114,8 +111,7 @@ struct EndToEndTests {
         #expect(sentinel.isRunning)
 
         try await server.start()
-        try await Self.waitForExit(sentinel, seconds: 90)
-        #expect(sentinel.terminationStatus == 0)
+        #expect(try await Self.statusWhenFinished(sentinel, within: 90) == 0)
         let delivered = try await server.sightings(owner: owner.token, bikes: owner.bikes)
         #expect(Set(delivered.map(\.clientId)).count == delivered.count)
         #expect(Self.multiset(Self.keys(delivered)) == Self.multiset(expected))
@@ -188,9 +184,8 @@ struct EndToEndTests {
             try await Task.sleep(for: .milliseconds(50))
             onServer = try await server.sightings(owner: owner.token, bikes: owner.bikes).count
         }
-        kill(sentinel.processIdentifier, SIGKILL)
-        sentinel.waitUntilExit()
-        #expect(sentinel.terminationReason == .uncaughtSignal)
+        sentinel.send(SIGKILL)
+        #expect(try await exitStatus(of: sentinel) == 128 + SIGKILL)
         let state = dir.appendingPathComponent("state")
         let leftOver = try await Self.queued(state)
         #expect(onServer >= 3)

@@ -6,6 +6,7 @@ import Registry
 import Testing
 import TestSupport
 @testable import Sentinel
+import Subprocesses
 
 /// The `bikebeacon sentinel` and `status` commands as an operator runs them, on the bundled
 /// real capture (Tests/Fixtures/captures/govee-h5100.btsnoop, MIT, see SOURCE.txt there), with
@@ -68,14 +69,11 @@ import TestSupport
     @Test func servesMetricsThenStopsCleanlyOnSIGTERMKeepingTheQueue() async throws {
         let dir = try Self.stateDirectory(missing: [TestValues.bike(SentinelCoreTests.missing)])
         let port = try LocalServer.freePort()
-        let process = Process()
-        process.executableURL = Paths.executable("bikebeacon")
         let config = try Self.config(dir, extra: "metrics: {port: \(port)}")
-        process.arguments = ["sentinel", "--config", config, "--replay", Self.capture, "--drain-timeout", "600"]
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let err = dir.appendingPathComponent("sentinel.err")
+        let process = try ChildProcess.spawn(Paths.executable("bikebeacon").path,
+                                             ["sentinel", "--config", config, "--replay", Self.capture, "--drain-timeout", "600"],
+                                             stdout: .discard, stderr: .file(err.path))
         // Wait until the replay has queued its sightings and the sentinel waits for the server.
         let outbox = dir.appendingPathComponent("outbox.sqlite").path
         var queued = 0
@@ -95,10 +93,10 @@ import TestSupport
         #expect(metrics.contains("bikebeacon_outbox_depth \(queued).0\n"))
         #expect(metrics.contains("bikebeacon_scanner_restarts_total 0\n"), "a capture never restarts")
         process.terminate()
-        // The sentinel drains and writes its last status first: read (and wait) off the cooperative pool.
-        let stderr = try await offPool { String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(stderr)")
+        // The sentinel drains and writes its last status first: wait off the cooperative pool.
+        let status = try await exitStatus(of: process)
+        let stderr = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
+        #expect(status == 0, "\(stderr)")
         #expect(stderr.contains("sentinel stopped"))
         var after = -1
         try await TestValues.withOutbox(path: outbox) { after = try await $0.count() }

@@ -1,11 +1,11 @@
 import Foundation
+import Subprocesses
 
 /// A real gpsd on a loopback port, fed a recorded NMEA log by gpsfake (both from Debian's gpsd
 /// and gpsd-clients, installed by `scripts/setup --test`); without them a test fails saying so.
 ///
-/// gpsfake starts gpsd as its own child, in gpsfake's process group (Foundation's Process makes
-/// each child a group leader), so `kill` takes gpsd down with gpsfake, as a crash or `systemctl
-/// restart gpsd` would. SIGKILL, because children of the test runner inherit a mask that blocks SIGTERM.
+/// gpsfake starts gpsd as its own child, in gpsfake's process group (gpsfake is started as a group
+/// leader), so `kill` takes gpsd down with gpsfake, as a crash or `systemctl restart gpsd` would.
 public final class GPSFake: @unchecked Sendable {
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -14,7 +14,7 @@ public final class GPSFake: @unchecked Sendable {
     public let port: Int
     private let log: String
     private let cycle: Double
-    private var process: Process?
+    private var process: ChildProcess?
     private let lock = NSLock()
 
     /// `cycle`: seconds between NMEA sentences (gpsfake's -c).
@@ -32,20 +32,16 @@ public final class GPSFake: @unchecked Sendable {
 
     /// Starts gpsfake (and its gpsd) on `port`, looping the log, and waits until gpsd listens.
     public func start() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.which("gpsfake") ?? "/usr/bin/gpsfake")
         // -n: feed gpsd without waiting for a client; -s: a fast tty (at 4800 baud one fix takes a
         // second whatever -c says); -c: seconds between sentences; -W: no session timeout before the test's.
-        process.arguments = ["-q", "-n", "-s", "115200", "-c", String(cycle), "-W", "600",
-                             "-P", String(port), log]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess.spawn(Self.which("gpsfake") ?? "/usr/bin/gpsfake",
+                                             ["-q", "-n", "-s", "115200", "-c", String(cycle), "-W", "600", "-P", String(port), log],
+                                             stdout: .discard, stderr: .discard, newProcessGroup: true)
         lock.withLock { self.process = process }
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             if Self.canConnect(port: port) { return }
-            guard process.isRunning else { throw Failure(description: "gpsfake exited (status \(process.terminationStatus)) before gpsd listened") }
+            guard process.isRunning else { throw Failure(description: "gpsfake exited (status \(process.wait())) before gpsd listened") }
             Thread.sleep(forTimeInterval: 0.1)
         }
         kill()
@@ -55,8 +51,8 @@ public final class GPSFake: @unchecked Sendable {
     /// Kills gpsfake and its gpsd at once, and waits until the port is free.
     public func kill() {
         guard let process = lock.withLock({ self.process.take() }) else { return }
-        Glibc.kill(-process.processIdentifier, SIGKILL)
-        Glibc.kill(process.processIdentifier, SIGKILL)
+        Glibc.kill(-process.pid, SIGKILL)
+        process.send(SIGKILL)
         let deadline = Date().addingTimeInterval(10)
         while process.isRunning || Self.canConnect(port: port), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
     }

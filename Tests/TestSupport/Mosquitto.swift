@@ -1,4 +1,5 @@
 import Foundation
+import Subprocesses
 
 /// A real mosquitto broker on a loopback port for one test, with a password file and,
 /// optionally, a TLS listener. mosquitto and mosquitto-clients come from `scripts/setup --test`;
@@ -31,9 +32,9 @@ public final class Mosquitto: @unchecked Sendable {
     public private(set) var port = 0
     /// PEM of the CA that signed the TLS listener's certificate (when started with `tls`).
     public let caFile: String?
-    private var process: Process?
+    private var process: ChildProcess?
     /// mosquitto_sub processes still running, stopped with the broker even when a test fails early.
-    private var subscribers: [Process] = []
+    private var subscribers: [Subscriber] = []
     private let lock = NSLock()
 
     /// `mqtt://user:pass@127.0.0.1:port` (or `mqtts://…@localhost` with TLS), password percent-encoded.
@@ -88,10 +89,10 @@ public final class Mosquitto: @unchecked Sendable {
         let clients = subscribers
         subscribers = []
         lock.unlock()
-        for client in clients where client.isRunning { kill(client.processIdentifier, SIGKILL) }
+        for client in clients { client.process.send(SIGKILL) }
         guard let running, running.isRunning else { return }
-        kill(running.processIdentifier, SIGKILL)
-        running.waitUntilExit()
+        running.send(SIGKILL)
+        running.wait()
     }
 
     /// Retained messages now on the broker. mosquitto_sub `--retained-only` prints them and
@@ -102,28 +103,25 @@ public final class Mosquitto: @unchecked Sendable {
 
     private func retainedNow(_ topic: String) throws -> [Received] {
         let marker = "bikebeacon-test/marker"
-        let process = try subscriber(topic, extra: ["--retained-only", "-t", marker])
-        for _ in 0..<300 where process.isRunning {
+        let subscriber = try subscriber(topic, extra: ["--retained-only", "-t", marker])
+        for _ in 0..<300 where subscriber.process.isRunning {
             Self.shell(Self.which("mosquitto_pub") ?? "/usr/bin/mosquitto_pub", connection + ["-t", marker, "-m", "end"])
             Thread.sleep(forTimeInterval: 0.1)
         }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        let data = (process.standardOutput as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
-        process.waitUntilExit()
-        return Self.parse(data).filter { $0.topic != marker }
+        subscriber.process.send(SIGKILL)
+        subscriber.process.wait()
+        return subscriber.received().filter { $0.topic != marker }
     }
 
     /// Starts `mosquitto_sub` on `topic`; `finish` stops it and returns what it printed.
     public func watch(_ topic: String = "#") async throws -> @Sendable () async -> [Received] {
-        let process = try subscriber(topic, extra: [])
-        let out = process.standardOutput as? Pipe
+        let subscriber = try subscriber(topic, extra: [])
         // Give the subscription time to be in place before the caller acts.
         try await Task.sleep(for: .milliseconds(500))
         return {
-            kill(process.processIdentifier, SIGKILL)
-            let data = (try? await offPool { out?.fileHandleForReading.readDataToEndOfFile() ?? Data() }) ?? Data()
-            process.waitUntilExit()
-            return Self.parse(data)
+            subscriber.process.send(SIGKILL)
+            await waitForExit(subscriber.process)
+            return subscriber.received()
         }
     }
 
@@ -134,17 +132,23 @@ public final class Mosquitto: @unchecked Sendable {
         return arguments
     }
 
-    private func subscriber(_ topic: String, extra: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["mosquitto_sub"] + connection + ["-t", topic, "-F", "%r %t %p"] + extra
-        process.standardOutput = Pipe()
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+    /// A running `mosquitto_sub` and the file it prints to.
+    struct Subscriber: Sendable {
+        let process: ChildProcess
+        let output: URL
+
+        func received() -> [Received] { Mosquitto.parse((try? Data(contentsOf: output)) ?? Data()) }
+    }
+
+    private func subscriber(_ topic: String, extra: [String]) throws -> Subscriber {
+        let output = directory.appendingPathComponent("sub-\(UUID().uuidString).out")
+        let process = try ChildProcess.spawn("/usr/bin/env", ["mosquitto_sub"] + connection + ["-t", topic, "-F", "%r %t %p"] + extra,
+                                             stdout: .file(output.path), stderr: .discard)
+        let subscriber = Subscriber(process: process, output: output)
         lock.lock()
-        subscribers = subscribers.filter(\.isRunning) + [process]
+        subscribers = subscribers.filter(\.process.isRunning) + [subscriber]
         lock.unlock()
-        return process
+        return subscriber
     }
 
     static func parse(_ data: Data) -> [Received] {
@@ -174,12 +178,8 @@ public final class Mosquitto: @unchecked Sendable {
         }
         let path = directory.appendingPathComponent("mosquitto.conf")
         try config.write(to: path, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.which("mosquitto") ?? "/usr/sbin/mosquitto")
-        process.arguments = ["-c", path.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess.spawn(Self.which("mosquitto") ?? "/usr/sbin/mosquitto", ["-c", path.path],
+                                             stdout: .discard, stderr: .discard)
         for _ in 0..<100 {
             if let text = try? String(contentsOf: log, encoding: .utf8), text.contains(" running") {
                 lock.lock()
@@ -190,7 +190,8 @@ public final class Mosquitto: @unchecked Sendable {
             if !process.isRunning { return false }
             Thread.sleep(forTimeInterval: 0.05)
         }
-        kill(process.processIdentifier, SIGKILL)
+        process.send(SIGKILL)
+        process.wait()
         return false
     }
 
@@ -213,14 +214,8 @@ public final class Mosquitto: @unchecked Sendable {
 
     @discardableResult
     static func shell(_ program: String, _ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
+        guard let process = try? ChildProcess.spawn(program, arguments, stdout: .discard, stderr: .discard) else { return -1 }
+        return process.wait()
     }
 
     static func which(_ tool: String) -> String? {

@@ -1,4 +1,5 @@
 import Foundation
+import Subprocesses
 
 /// The outcome of running a built executable.
 public struct RunResult: Sendable {
@@ -10,61 +11,39 @@ public struct RunResult: Sendable {
 
 /// Runs one of the package's executables to completion, as a user would from a shell.
 ///
-/// Async all the way: the child's exit arrives through its termination handler and its output is
-/// read on dedicated threads, so a test waiting for a slow child frees its cooperative thread for
-/// the other tests (two cores run the whole suite).
+/// Async all the way: the child's exit is awaited on a thread of its own, so a test waiting for a
+/// slow child frees its cooperative thread for the other tests (two cores run the whole suite).
 public func run(_ executable: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) async throws -> RunResult {
     try await run(path: Paths.executable(executable).path, arguments, stdin: stdin, environment: environment)
 }
 
-/// Runs any program to completion (e.g. a system tool a test inspects a binary with).
+/// Runs any program to completion (e.g. a system tool a test inspects a binary with). Its output
+/// goes to files, read once it exits, so a chatty child never blocks on a full pipe.
 public func run(path: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) async throws -> RunResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    var env = ProcessInfo.processInfo.environment
-    env.merge(environment) { _, new in new }
-    process.environment = env
-    let out = Pipe(), err = Pipe(), input = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = input
-    // Both pipes drain while the child runs, so a chatty child never blocks on a full pipe.
-    async let outData = readToEnd(out.fileHandleForReading)
-    async let errData = readToEnd(err.fileHandleForReading)
-    let status: Int32
-    do {
-        status = try await withCheckedThrowingContinuation { (exited: CheckedContinuation<Int32, any Error>) in
-            process.terminationHandler = { exited.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                exited.resume(throwing: error)
-                return
-            }
-            let writer = input.fileHandleForWriting
-            onThread {
-                if let stdin { try? writer.write(contentsOf: stdin) }
-                try? writer.close()
-            }
-        }
-    } catch {
-        // Never launched: close the write ends so the readers see end of file.
-        try? out.fileHandleForWriting.close()
-        try? err.fileHandleForWriting.close()
-        _ = await (outData, errData)
-        throw error
-    }
-    return RunResult(status: status,
-                     stdout: String(decoding: await outData, as: UTF8.self),
-                     stderr: String(decoding: await errData, as: UTF8.self))
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let out = directory.appendingPathComponent("stdout"), err = directory.appendingPathComponent("stderr")
+    let child = try ChildProcess.spawn(path, arguments, environment: environment, input: stdin != nil,
+                                       stdout: .file(out.path), stderr: .file(err.path))
+    async let written: Void = offPool { if let stdin { child.writeInput([UInt8](stdin)) } }
+    let status = try await exitStatus(of: child)
+    try await written
+    func text(_ file: URL) -> String { (try? String(contentsOf: file, encoding: .utf8)) ?? "" }
+    return RunResult(status: status, stdout: text(out), stderr: text(err))
 }
 
-/// Reads a pipe to its end on a thread of its own (the read blocks) and resumes the caller with the bytes.
-private func readToEnd(_ handle: FileHandle) async -> Data {
-    await withCheckedContinuation { done in
-        onThread { done.resume(returning: handle.readDataToEndOfFile()) }
+/// Waits for a child's exit on a thread of its own; its exit status (128 + signal when killed).
+public func exitStatus(of child: ChildProcess) async throws -> Int32 {
+    try await offPool { child.wait() }
+}
+
+/// Waits for a child without blocking a cooperative thread; kills it after `seconds`.
+public func waitForExit(_ child: ChildProcess, killAfter seconds: Double = 15) async {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while child.isRunning {
+        if ContinuousClock.now > deadline { child.send(SIGKILL) }
+        try? await Task.sleep(for: .milliseconds(10))
     }
 }
 
@@ -80,4 +59,18 @@ public func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) asy
 /// Runs blocking work on a new thread, never on Swift's cooperative pool.
 private func onThread(_ work: @escaping @Sendable () -> Void) {
     Thread { work() }.start()
+}
+
+/// The first line `child` writes to `file`: waits (blocking) until a whole line is there, the child
+/// exits, or `seconds` pass.
+public func firstLine(of file: URL, writtenBy child: ChildProcess, within seconds: Double) -> String? {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while ContinuousClock.now < deadline {
+        if let text = try? String(contentsOf: file, encoding: .utf8), let end = text.firstIndex(of: "\n") {
+            return String(text[..<end])
+        }
+        guard child.isRunning else { return nil }
+        usleep(20_000)
+    }
+    return nil
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Subprocesses
 
 /// A real SMTP server for tests (`scripts/smtp-sink`: aiosmtpd on loopback with a self-signed
 /// certificate), and the messages it accepted.
@@ -32,8 +33,7 @@ public final class SMTPSink: @unchecked Sendable {
     /// The self-signed certificate (PEM) the sink presents; trust it to connect.
     public let certificatePath: String
     public let directory: URL
-    private let process: Process
-    private let input: Pipe
+    private let process: ChildProcess
     private let ownsDirectory: Bool
 
     /// Starts the sink; `port` nil picks a free one. Messages go to `directory` (a new temp folder when nil).
@@ -43,24 +43,21 @@ public final class SMTPSink: @unchecked Sendable {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         self.directory = folder
         ownsDirectory = directory == nil
-        let process = Process()
-        process.executableURL = Paths.repository.appendingPathComponent("scripts/smtp-sink")
         var arguments = ["--dir", folder.path, "--tls", security.rawValue, "--port", String(port ?? 0)]
         if let auth { arguments += ["--auth", "\(auth.user):\(auth.password)"] }
         if loginOnly { arguments.append("--no-plain") }
-        process.arguments = arguments
-        let output = Pipe(), input = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        process.standardError = errors
-        try process.run()
+        // stdin stays open while the sink runs: closing it is how the sink is told to stop.
+        let run = UUID().uuidString
+        let output = folder.appendingPathComponent("sink-\(run).out"), errors = folder.appendingPathComponent("sink-\(run).err")
+        let process = try ChildProcess.spawn(Paths.repository.appendingPathComponent("scripts/smtp-sink").path, arguments,
+                                             input: true, stdout: .file(output.path), stderr: .file(errors.path))
         self.process = process
-        self.input = input
-        let line = String(decoding: output.fileHandleForReading.readLine(), as: UTF8.self)
+        let line = firstLine(of: output, writtenBy: process, within: 30) ?? ""
         let words = line.split(separator: " ")
         guard words.count == 3, words[0] == "ready", let port = Int(words[1]) else {
-            process.waitUntilExit()
-            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.closeInput()
+            Self.reap(process)
+            let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
             throw SinkError(message: "scripts/smtp-sink did not start (needs python3-aiosmtpd and openssl: scripts/setup --test): \(stderr)")
         }
         self.port = port
@@ -87,7 +84,7 @@ public final class SMTPSink: @unchecked Sendable {
     /// (`defer`): a wait here would hold one of the cooperative pool's two threads for seconds.
     public func stop() {
         guard process.isRunning else { return }
-        try? input.fileHandleForWriting.close()
+        process.closeInput()
         let process = self.process
         Thread { Self.reap(process) }.start()
     }
@@ -95,16 +92,16 @@ public final class SMTPSink: @unchecked Sendable {
     /// Stops the sink and returns once its port is dark (the outage tests need that); messages stay readable.
     public func shutDown() async {
         guard process.isRunning else { return }
-        try? input.fileHandleForWriting.close()
+        process.closeInput()
         let process = self.process
         _ = try? await offPool { Self.reap(process) }
     }
 
     /// A sink still holding a client's connection may not finish; never wait on it for long.
-    private static func reap(_ process: Process) {
+    private static func reap(_ process: ChildProcess) {
         for _ in 0..<50 where process.isRunning { usleep(100_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.send(SIGKILL)
+        process.wait()
     }
 
     deinit {

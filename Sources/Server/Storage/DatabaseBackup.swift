@@ -2,6 +2,7 @@ import Durable
 import Foundation
 import Logging
 import SQLKit
+import Subprocesses
 
 /// Copies a community server's data out while it runs, and puts a copy back after a loss.
 ///
@@ -112,17 +113,11 @@ public enum DatabaseBackup {
         guard let executable = ["/usr/bin", "/usr/local/bin"].map({ "\($0)/\(tool)" }).first(where: FileManager.default.isExecutableFile) else {
             throw BackupError("\(tool) is not installed; install Debian's postgresql-client (the same major version as the server)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw BackupError("\(tool) failed for \(url) (exit \(process.terminationStatus)): \(message.trimmingCharacters(in: .whitespacesAndNewlines))")
+        let process = try ChildProcess.spawn(executable, arguments, stdout: .discard, stderr: .pipe)
+        let message = String(decoding: process.readOutputToEnd(), as: UTF8.self)
+        let status = process.wait()
+        guard status == 0 else {
+            throw BackupError("\(tool) failed for \(url) (exit \(status)): \(message.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
     }
 }

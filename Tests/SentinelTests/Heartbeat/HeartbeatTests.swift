@@ -7,6 +7,7 @@ import ServerClient
 import Testing
 import TestSupport
 @testable import Sentinel
+import Subprocesses
 
 /// The sentinel's side of the heartbeat: what it measures (pure, on an injected clock), and the
 /// refresh that carries it to the real server.
@@ -165,10 +166,7 @@ struct HeartbeatWireTests {
                 def log_message(self, *args): pass
             http.server.HTTPServer(("127.0.0.1", int(sys.argv[2])), H).handle_request()
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", script, seen, String(port)]
-        try process.run()
+        let process = try ChildProcess.spawn("/usr/bin/python3", ["-c", script, seen, String(port)])
         defer { process.terminate() }
         let logger = Logger(label: "test") { _ in Quiet() }
         // Until Python listens: refused connections first (each with a fresh sentinel: a heartbeat

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Sentinel
+import Subprocesses
 
 /// `bikebeacon sentinel` publishing to a real mosquitto while it replays a real capture
 /// (Tests/Fixtures/captures/govee-h5100.btsnoop, MIT, see SOURCE.txt there) in which both an
@@ -138,14 +139,11 @@ import TestSupport
     @Test func reconnectsAfterABrokerRestartAndLeavesItsWillWhenKilled() async throws {
         let broker = try await Mosquitto.started()
         let dir = try SentinelCommandTests.stateDirectory(missing: [TestValues.bike(SentinelCoreTests.missing)])
-        let process = Process()
-        process.executableURL = Paths.executable("bikebeacon")
         // The server is unreachable, so the sentinel waits for its outbox long after the replay.
-        process.arguments = Self.sentinel(try Self.config(dir, espresense: false), broker: broker, drainTimeout: 600)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let process = try ChildProcess.spawn(Paths.executable("bikebeacon").path,
+                                             Self.sentinel(try Self.config(dir, espresense: false), broker: broker, drainTimeout: 600),
+                                             stdout: .discard, stderr: .discard)
+        defer { process.send(SIGKILL) }
         func retained(_ topic: String) async throws -> String? { try await broker.retained(topic).last?.payload }
         #expect(try await eventually(within: 60, every: .milliseconds(200)) { try await retained("bikebeacon/garage/bikes/commuter/presence") == "not_home" })
         #expect(try await retained("bikebeacon/garage/status") == "online")
@@ -160,8 +158,8 @@ import TestSupport
         #expect(try await retained("bikebeacon/garage/bikes/commuter/presence") == "not_home")
 
         // kill -9: no goodbye, so the broker publishes the last will.
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.send(SIGKILL)
+        await waitForExit(process)
         #expect(try await eventually(within: 60, every: .milliseconds(200)) { try await retained("bikebeacon/garage/status") == "offline" })
     }
 }

@@ -3,6 +3,7 @@ import SQLiteNIO
 import Testing
 import TestSupport
 @testable import Sentinel
+import Subprocesses
 
 @Suite struct OutboxTests {
     @Test func keepsSightingsInOrderUntilAcknowledged() async throws {
@@ -131,23 +132,17 @@ import TestSupport
     /// every sighting it reported as committed must be in the outbox afterwards, readable.
     @Test func aSIGKILLedWriterLosesNothingItCommitted() async throws {
         let path = try TestValues.temporaryDirectory().appendingPathComponent("outbox.sqlite").path
-        let process = Process()
-        process.executableURL = Paths.executable("outbox-writer")
-        process.arguments = [path, "100000"]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        var text = ""
+        let out = path + ".committed"
+        let process = try ChildProcess.spawn(Paths.executable("outbox-writer").path, [path, "100000"], stdout: .file(out))
+        func text() -> String { (try? String(contentsOfFile: out, encoding: .utf8)) ?? "" }
         // Wait until it has committed a good number, then kill it without warning.
-        while text.split(separator: "\n").count < 150 {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
+        while text().split(separator: "\n").count < 150, process.isRunning {
+            try await Task.sleep(for: .milliseconds(5))
         }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        text += String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationReason == .uncaughtSignal)
+        process.send(SIGKILL)
+        let status = try await exitStatus(of: process)
+        let text = text()
+        #expect(status == 128 + SIGKILL, "killed by SIGKILL, not ended by itself")
         // The last line may be torn by the kill; count complete lines only.
         let committed = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().compactMap { Int($0) }
         #expect(committed.count >= 150)

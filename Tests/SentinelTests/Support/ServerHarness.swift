@@ -7,6 +7,7 @@ import Foundation
 import LocalServer
 import NIOCore
 import NIOHTTP1
+import Subprocesses
 import TestSupport
 
 /// The real `bikebeacon-server` as a child process on a free loopback port with a SQLite file,
@@ -24,7 +25,7 @@ final class ServerHarness: @unchecked Sendable {
     let port: Int
     let database: String
     let extraArguments: [String]
-    private var process: Process?
+    private var process: ChildProcess?
 
     init(directory: URL, extraArguments: [String] = []) throws {
         port = try LocalServer.freePort()
@@ -50,14 +51,10 @@ final class ServerHarness: @unchecked Sendable {
 
     func start() async throws {
         guard let binary = Self.binary else { throw HarnessError("no bikebeacon-server binary") }
-        let process = Process()
-        process.executableURL = binary
         // The scenarios mark bikes missing right after registering them: no hold on new tags (the server suite tests it).
-        process.arguments = ["serve", "--host", "127.0.0.1", "--port", "\(port)", "--database", database, "--bcrypt-cost", "4",
-                             "--new-tag-hold", "0"] + extraArguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess.spawn(binary.path, ["serve", "--host", "127.0.0.1", "--port", "\(port)", "--database", database,
+                                                           "--bcrypt-cost", "4", "--new-tag-hold", "0"] + extraArguments,
+                                             stdout: .discard, stderr: .discard)
         self.process = process
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
@@ -72,8 +69,8 @@ final class ServerHarness: @unchecked Sendable {
     /// HTTP client's idle connections that a graceful shutdown would drain.
     func stop() {
         guard let process else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.send(SIGKILL)
+        process.wait()
         self.process = nil
     }
 

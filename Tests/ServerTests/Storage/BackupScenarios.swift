@@ -4,6 +4,7 @@ import Logging
 import SQLKit
 import Testing
 @testable import Server
+import Subprocesses
 
 /// `bikebeacon-server backup` / `restore`: what a community's admin relies on after a lost disk.
 enum BackupScenarios {
@@ -90,8 +91,8 @@ enum BackupScenarios {
                 try await adminDB.withSession { try await $0.raw("CREATE DATABASE \(unsafeRaw: name)").run() }
                 await adminDB.shutdown()
                 return RestoreTarget(url: .postgres(url: try Harness.replacingDatabase(in: admin, with: name))) {
-                    let drop = try? Process.run(URL(fileURLWithPath: "/usr/bin/psql"), arguments: [admin, "-qc", "DROP DATABASE IF EXISTS \(name)"])
-                    drop?.waitUntilExit()
+                    let drop = try? ChildProcess.spawn("/usr/bin/psql", [admin, "-qc", "DROP DATABASE IF EXISTS \(name)"])
+                    drop?.wait()
                 }
             }
         }
