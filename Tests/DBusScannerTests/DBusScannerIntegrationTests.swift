@@ -277,7 +277,8 @@ struct DBusScannerIntegrationTests {
         try await withMockBlueZ { bus in
             let probe = ScanProbe(bus: bus)
             try await probe.waitUntilScanning()
-            #expect(await probe.scanner.counts().waitingFor == nil)
+            // Listening once BlueZ says Discovering (a moment after "scanning" on a loaded machine).
+            #expect(try await eventually(within: 2) { await probe.scanner.counts().waitingFor == nil })
             let started = ContinuousClock.now
             try await bus.control("set-discovering", "hci0", "false")
             try await probe.waitUntilScanning(times: 2, within: 5)
