@@ -15,6 +15,8 @@ struct ServerState: Sendable {
     let vapid: VAPID
     let outbound: OutboundHTTP
     let notifications: NotificationDispatcher
+    /// Hands closed event streams' memory back to the system (`EventRoutes`).
+    let memoryTrim = MemoryTrim()
 
     var sessions: SessionStore { SessionStore(database: database) }
     var accounts: AccountStore { AccountStore(database: database) }

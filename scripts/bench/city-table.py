@@ -25,6 +25,9 @@ for database, result in rows(sys.argv[1]):
         memory.append([database, step["streams"], step["open"], f"{step['rss_kb'] / 1024:.1f}",
                        step.get("kb_per_stream", "-"), f"{step['idle_cpu'] * 100:.1f}",
                        f"{step['open_p50_ms']}/{step['open_p99_ms']}" if step["streams"] else "-", json.dumps(result["errors"]) if step["streams"] else ""])
+    if result.get("after_close", {}).get("seconds"):
+        after = result["after_close"]
+        memory.append([database, f"0, {after['seconds']:.0f} s after closing", "-", f"{after['rss_kb'] / 1024:.1f}", "-", "-", "-", ""])
 if memory:
     table(["database", "streams", "open", "server RSS MB", "KB/stream", "idle CPU % of a core", "open p50/p99 ms", "errors"], memory)
 

@@ -366,7 +366,10 @@ async def memory(args):
     base = rows[0]["rss_kb"]
     for row in rows[1:]:
         row["kb_per_stream"] = round((row["rss_kb"] - base) / row["streams"], 1)
-    print(json.dumps({"memory": rows, "errors": city.recorder.errors}))
+    # The server finds a closed stream at its next keep-alive or the one after (15 s each): then its memory should go back.
+    await asyncio.sleep(args.after_close_seconds)
+    after_close = {"rss_kb": rss_kb(args.server_pid), "seconds": args.after_close_seconds}
+    print(json.dumps({"memory": rows, "after_close": after_close, "errors": city.recorder.errors}))
 
 
 async def api(port, method, path, token=None, body=None):
@@ -444,6 +447,7 @@ def main():
     m.add_argument("--sources", type=int, default=4)
     m.add_argument("--idle-seconds", type=float, default=30)
     m.add_argument("--path", default="/v1/events", help="/bare-stream for bikebeacon-bench bare-http's baseline")
+    m.add_argument("--after-close-seconds", type=float, default=35, help="wait after closing the streams, then read RSS again")
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))

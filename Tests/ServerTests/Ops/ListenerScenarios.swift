@@ -139,16 +139,28 @@ enum RawConnection {
     static func closedByPeer(port: Int, sending text: String, within: Duration) throws -> Bool {
         let fd = try open(port: port, sending: text)
         defer { close(fd) }
+        return receive(fd, within: within) { _ in false }.closed
+    }
+
+    /// Reads until what came (from this call on) satisfies `done`; false when `within` passed or the peer closed first.
+    static func read(_ fd: Int32, within: Duration, until done: (String) -> Bool) -> Bool {
+        receive(fd, within: within, until: done).done
+    }
+
+    private static func receive(_ fd: Int32, within: Duration, until done: (String) -> Bool) -> (done: Bool, closed: Bool) {
         let deadline = ContinuousClock.now + within
+        var text = ""
         var buffer = [UInt8](repeating: 0, count: 4096)
         while ContinuousClock.now < deadline {
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) >= 0 else { return false }
-            if poller.revents != 0 {
-                // End of stream or a reset: the server closed it.
-                if recv(fd, &buffer, buffer.count, 0) <= 0 { return true }
-            }
+            guard poll(&poller, 1, 100) >= 0 else { return (false, false) }
+            guard poller.revents != 0 else { continue }
+            let count = recv(fd, &buffer, buffer.count, 0)
+            // End of stream or a reset: the server closed it.
+            guard count > 0 else { return (false, true) }
+            text += String(decoding: buffer[..<count], as: UTF8.self)
+            if done(text) { return (true, false) }
         }
-        return false
+        return (false, false)
     }
 }

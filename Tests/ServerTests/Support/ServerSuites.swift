@@ -11,6 +11,7 @@ struct SQLiteServerTests {
     @Test func parallelGuessesWithTheRightOne() async throws { try await LoginLimitScenarios.parallelGuessesWithTheRightOne(.sqlite) }
     @Test func lockOutSparesTheOwner() async throws { try await LoginLimitScenarios.lockOutSparesTheOwner(.sqlite) }
     @Test func streamsEndWithTheirSession() async throws { try await StreamEndScenarios.endsWithItsSession(.sqlite) }
+    @Test func stopsOnSIGTERMWithStreamsOpen() async throws { try await ShutdownScenarios.stopsWithStreamsOpen(.sqlite) }
     @Test func passwordChecksAreThrottled() async throws { try await AccountSecurityScenarios.passwordChecksAreThrottled(.sqlite) }
     @Test func resetChecksTheTokenFirst() async throws { try await AccountSecurityScenarios.resetChecksTheTokenFirst(.sqlite) }
     @Test func weakPasswordAtSignUp() async throws { try await AccountSecurityScenarios.weakPasswordAtSignUp(.sqlite) }
@@ -86,6 +87,7 @@ struct PostgresServerTests {
     @Test func parallelGuessesWithTheRightOne() async throws { try await LoginLimitScenarios.parallelGuessesWithTheRightOne(.postgres) }
     @Test func lockOutSparesTheOwner() async throws { try await LoginLimitScenarios.lockOutSparesTheOwner(.postgres) }
     @Test func streamsEndWithTheirSession() async throws { try await StreamEndScenarios.endsWithItsSession(.postgres) }
+    @Test func stopsOnSIGTERMWithStreamsOpen() async throws { try await ShutdownScenarios.stopsWithStreamsOpen(.postgres) }
     @Test func passwordChecksAreThrottled() async throws { try await AccountSecurityScenarios.passwordChecksAreThrottled(.postgres) }
     @Test func resetChecksTheTokenFirst() async throws { try await AccountSecurityScenarios.resetChecksTheTokenFirst(.postgres) }
     @Test func weakPasswordAtSignUp() async throws { try await AccountSecurityScenarios.weakPasswordAtSignUp(.postgres) }
