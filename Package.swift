@@ -202,7 +202,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Beacon", "Registry", "Durable", "BikebeaconAPI", "Mail", "Subprocesses",
+                "Beacon", "Registry", "Durable", "BikebeaconAPI", "Mail", "Subprocesses", "CMalloc",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),

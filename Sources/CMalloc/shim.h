@@ -1,2 +1,2 @@
-// glibc's malloc tuning (mallopt), which the Glibc module does not export.
+// glibc's malloc tuning (mallopt) and malloc_trim, which the Glibc module does not export.
 #include <malloc.h>

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CMalloc
 import NIOPosix
 import Synchronization
 
@@ -31,18 +29,6 @@ final class MemoryTrim: Sendable {
     }
 
     @Sendable static func mallocTrim() {
-        guard let trim = mallocTrimFunction else { return }
-        Task { try? await NIOThreadPool.singleton.runIfActive { _ = trim(0) } }
+        Task { try? await NIOThreadPool.singleton.runIfActive { _ = malloc_trim(0) } }
     }
-
-    /// glibc's `malloc_trim`, looked up at run time: the Glibc module does not declare it, and a target
-    /// depending on CMalloc (which does) would change the package manifest for one call.
-    private static let mallocTrimFunction: (@convention(c) (Int) -> Int32)? = {
-        #if canImport(Glibc)
-        guard let symbol = dlsym(nil, "malloc_trim") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
-        #else
-        return nil
-        #endif
-    }()
 }
