@@ -15,6 +15,8 @@ struct ServerState: Sendable {
     let vapid: VAPID
     let outbound: OutboundHTTP
     let notifications: NotificationDispatcher
+    /// Sentinels' tokens and the missing list's version, from memory on the sentinels' poll.
+    let sentinelPolls: SentinelPollCache
 
     var sessions: SessionStore { SessionStore(database: database) }
     var accounts: AccountStore { AccountStore(database: database) }
