@@ -43,7 +43,8 @@ public enum BikebeaconServer {
             sentinelLimiter: RateLimiter(database: database, limit: options.sentinelRateLimit),
             signupLimiter: RateLimiter(database: database, limit: options.signupLimit),
             beaconTakenLimiter: RateLimiter(database: database, limit: options.beaconTakenLimit), logger: logger, dummyPasswordHash: dummy,
-            vapid: vapid, outbound: outbound, notifications: dispatcher)
+            vapid: vapid, outbound: outbound, notifications: dispatcher, 
+            sentinelPolls: SentinelPollCache(database: database, maxAge: options.sentinelPollMaxAge))
         let router = Router(context: AppContext.self)
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware())
@@ -81,7 +82,7 @@ public enum BikebeaconServer {
                                   logger: logger, now: options.now)
         var services: [any Service] = [worker, sweep]
         if case let .postgres(url) = database.url {
-            services.append(PostgresEventListener(url: url, events: database.events, logger: logger))
+            services.append(PostgresEventListener(url: url, events: database.events, heardChange: database.noteChange, logger: logger))
         }
         if let port = options.metricsPort {
             let health = state.sentinelHealth

@@ -74,6 +74,9 @@ public struct ServerOptions: Sendable {
     public var sentinelAlerts = SentinelAlertPolicy()
     /// How often the server looks for sentinels that went silent.
     public var sentinelSweepInterval: Duration = .seconds(15)
+    /// How old the sentinels' poll may answer from memory (`SentinelPollCache`): the longest a revocation, a
+    /// new token or a list change made by another process goes unseen when no `NOTIFY` tells of it.
+    public var sentinelPollMaxAge: Duration = .seconds(1)
     /// The wall clock in epoch milliseconds; injected so tests control time-based policies.
     public var now: @Sendable () -> Int64
 

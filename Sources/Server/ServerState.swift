@@ -17,6 +17,8 @@ struct ServerState: Sendable {
     let notifications: NotificationDispatcher
     /// Hands closed event streams' memory back to the system (`EventRoutes`).
     let memoryTrim = MemoryTrim()
+    /// Sentinels' tokens and the missing list's version, from memory on the sentinels' poll.
+    let sentinelPolls: SentinelPollCache
 
     var sessions: SessionStore { SessionStore(database: database) }
     var accounts: AccountStore { AccountStore(database: database) }

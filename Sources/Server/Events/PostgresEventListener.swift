@@ -11,11 +11,15 @@ import ServiceLifecycle
 /// everyone once, since notifications sent meanwhile are lost.
 struct PostgresEventListener: Service {
     static let channel = "bikebeacon_events"
+    /// The payload migration 130's triggers send when the missing list or a sentinel changed (not an account id).
+    static let pollStampPayload = "poll-stamp"
     /// Replicas that lost the database together do not all come back in the same instant.
     static let reconnect = Backoff(initial: 1, maximum: 30)
 
     let url: String
     let events: EventSignal
+    /// Tells this process's caches that another replica changed what they hold (`Database.noteChange`).
+    let heardChange: @Sendable () -> Void
     let logger: Logger
 
     func run() async throws {
@@ -33,9 +37,14 @@ struct PostgresEventListener: Service {
                     try await connection.listen(on: Self.channel) { notifications in
                         if failures > 0 { logger.info("listening for other replicas' events again", metadata: ["afterFailures": "\(failures)"]) }
                         failures = 0
+                        heardChange()
                         await events.signalAll()
                         for try await notification in notifications {
-                            await events.signal(accounts: [notification.payload])
+                            if notification.payload == Self.pollStampPayload {
+                                heardChange()
+                            } else {
+                                await events.signal(accounts: [notification.payload])
+                            }
                         }
                     }
                 } catch {

@@ -21,23 +21,25 @@ public struct OwnerSession: Sendable, Equatable {
 enum Authentication {
     static func group(_ router: Router<AppContext>, state: ServerState) -> RouterGroup<AppContext> {
         router.group()
-            .add(middleware: BearerAuthenticator(database: state.database))
+            .add(middleware: BearerAuthenticator(database: state.database, sentinels: state.sentinelPolls))
             .add(middleware: CookieAuthenticator(database: state.database, policy: state.options.sessions, now: state.options.now))
     }
 }
 
 /// `Authorization: Bearer bbo_…` (an owner's session) or `Bearer bbs_…` (an enrolled sentinel).
 /// No bearer header, or a token nobody holds: no caller (the route answers 401). A revoked
-/// sentinel is refused outright, with what to do about it.
+/// sentinel is refused outright, with what to do about it. Sentinels' tokens are checked from memory
+/// (`SentinelPollCache`: a revocation or a new token counts within a second, wherever it was made).
 struct BearerAuthenticator: AuthenticatorMiddleware {
     typealias Context = AppContext
     let database: Database
+    let sentinels: SentinelPollCache
 
     func authenticate(request: Request, context: AppContext) async throws -> Caller? {
         guard let token = Self.token(request.headers[.authorization]) else { return nil }
         let digest = Tokens.digest(token)
         if token.hasPrefix(Tokens.sentinelPrefix) {
-            guard let sentinel = try await SentinelStore(database: database).find(tokenDigest: digest) else { return nil }
+            guard let sentinel = try await sentinels.sentinel(tokenDigest: digest) else { return nil }
             guard sentinel.revokedMilliseconds == nil else {
                 throw APIError(.unauthorized, "revoked", "this sentinel was revoked; ask the operator to enrol it again")
             }

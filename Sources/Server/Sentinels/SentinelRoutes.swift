@@ -19,10 +19,10 @@ enum SentinelRoutes {
                 guard let since = Int64(text), since >= 0 else { throw APIError.invalid("'since' must be a list version (an integer ≥ 0)") }
                 return since
             }
-            // Cheap path for the common poll, one indexed read of the version: a sentinel holding the current
+            // The common poll, answered from memory (`SentinelPollCache`): a sentinel holding the current
             // list gets a 304 with or without `since` (it sends both), not an empty delta it would have to parse.
             if let match = request.headers[.ifNoneMatch] {
-                let tag = etag(version: try await state.missingList.version())
+                let tag = etag(version: try await state.sentinelPolls.missingVersion())
                 if matches(match, tag) { return Response(status: .notModified, headers: [.eTag: tag]) }
             }
             if let since, let delta = try await state.missingList.delta(since: since) {

@@ -5,6 +5,7 @@ import NIOPosix
 import PostgresKit
 import SQLKit
 import SQLiteKit
+import Synchronization
 
 /// One query layer (sql-kit) over either SQLite or PostgreSQL, with sessions and transactions.
 ///
@@ -18,6 +19,14 @@ public final class Database: Sendable {
     public let url: DatabaseURL
     /// Wakes event streams and delivery workers when events are stored in this database.
     public let events = EventSignal()
+    /// Counts the transactions this process committed and the changes other replicas announced
+    /// (`noteChange`): a cache of what the database says (`SentinelPollCache`) reads again when this
+    /// moved, so a change made here is seen by the very next request.
+    public var changes: UInt64 { changeCount.load(ordering: .sequentiallyConsistent) }
+    private let changeCount = Atomic<UInt64>(0)
+
+    /// Another process announced a change (on PostgreSQL, `PostgresEventListener` heard its `NOTIFY`).
+    public func noteChange() { changeCount.add(1, ordering: .sequentiallyConsistent) }
     private let pools: Pools
     private let logger: Logger
 
@@ -78,6 +87,7 @@ public final class Database: Sendable {
             do {
                 let result = try await body(db)
                 try await db.raw("COMMIT").run()
+                noteChange()
                 return result
             } catch {
                 try? await db.raw("ROLLBACK").run()

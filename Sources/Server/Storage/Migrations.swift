@@ -299,6 +299,42 @@ enum Migrations {
         // Events and notifications stored before step 90 still name other owners' home sentinels at their exact
         // place; `/v1/events` replays them from any Last-Event-ID, and queued ones are still sent (#35).
         Step(version: 121, sqlite: [], postgres: [], code: PrivacyBackfill.run),
+        // A counter every change to `sentinels` bumps, by triggers, whoever makes it (this server, another
+        // replica, the `sentinels` CLI in another process): `SentinelPollCache` answers a sentinel's token from
+        // memory and reads this one row (with the missing list's version) to know when to forget (#36).
+        Step(version: 130, sqlite: [
+            "CREATE TABLE sentinels_version (id BIGINT PRIMARY KEY, version BIGINT NOT NULL)",
+            "INSERT INTO sentinels_version (id, version) VALUES (1, 0)",
+        ] + ["INSERT", "UPDATE", "DELETE"].map { change in
+            """
+            CREATE TRIGGER sentinels_\(change.lowercased())_bumps_version AFTER \(change) ON sentinels
+            BEGIN UPDATE sentinels_version SET version = version + 1 WHERE id = 1; END
+            """
+        }, postgres: [
+            "CREATE TABLE sentinels_version (id BIGINT PRIMARY KEY, version BIGINT NOT NULL)",
+            "INSERT INTO sentinels_version (id, version) VALUES (1, 0)",
+            """
+            CREATE FUNCTION bump_sentinels_version() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN UPDATE sentinels_version SET version = version + 1 WHERE id = 1; RETURN NULL; END $$
+            """,
+            """
+            CREATE TRIGGER sentinels_bump_version AFTER INSERT OR UPDATE OR DELETE ON sentinels
+            FOR EACH STATEMENT EXECUTE FUNCTION bump_sentinels_version()
+            """,
+            // Other replicas hear of it at once (`PostgresEventListener`), not only at their next check.
+            """
+            CREATE FUNCTION notify_poll_stamp() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN PERFORM pg_notify('\(PostgresEventListener.channel)', '\(PostgresEventListener.pollStampPayload)'); RETURN NULL; END $$
+            """,
+            """
+            CREATE TRIGGER missing_version_notifies AFTER UPDATE ON missing_version
+            FOR EACH STATEMENT EXECUTE FUNCTION notify_poll_stamp()
+            """,
+            """
+            CREATE TRIGGER sentinels_version_notifies AFTER UPDATE ON sentinels_version
+            FOR EACH STATEMENT EXECUTE FUNCTION notify_poll_stamp()
+            """,
+        ]),
     ]
 
     static let abuseReports = """

@@ -34,6 +34,8 @@ struct SQLiteServerTests {
     @Test func beaconTakenIsNoOracle() async throws { try await BikeScenarios.beaconTakenIsNoOracle(.sqlite) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.sqlite) }
     @Test func missingListSentinelPollWithSince() async throws { try await MissingListScenarios.sentinelPollWithSinceIsNotModified(.sqlite) }
+    @Test func sentinelPollSeesOtherProcesses() async throws { try await SentinelPollScenarios.changesByAnotherProcess(.sqlite) }
+    @Test func sentinelPollSeesTheCommandLine() async throws { try await SentinelPollScenarios.revokedByTheCommandLine() }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.sqlite) }
     @Test func roamingSightings() async throws { try await RoamingSightingScenarios.positionsRoundTrip(.sqlite) }
     @Test func sightingEvidence() async throws { try await EvidenceScenarios.timesAndPlaces(.sqlite) }
@@ -110,6 +112,8 @@ struct PostgresServerTests {
     @Test func beaconTakenIsNoOracle() async throws { try await BikeScenarios.beaconTakenIsNoOracle(.postgres) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.postgres) }
     @Test func missingListSentinelPollWithSince() async throws { try await MissingListScenarios.sentinelPollWithSinceIsNotModified(.postgres) }
+    @Test func sentinelPollSeesOtherProcesses() async throws { try await SentinelPollScenarios.changesByAnotherProcess(.postgres) }
+    @Test func sentinelPollReplicaHearsOfChanges() async throws { try await SentinelPollScenarios.replicaHearsOfChanges(.postgres) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.postgres) }
     @Test func roamingSightings() async throws { try await RoamingSightingScenarios.positionsRoundTrip(.postgres) }
     @Test func sightingEvidence() async throws { try await EvidenceScenarios.timesAndPlaces(.postgres) }
