@@ -78,7 +78,7 @@ enum SentinelRoutes {
     /// `If-None-Match` holds `*` or a comma-separated list of entity tags (weak ones never match strongly).
     static func matches(_ header: String, _ tag: String) -> Bool {
         header.split(separator: ",").contains { candidate in
-            let candidate = candidate.trimmingCharacters(in: .whitespaces)
+            let candidate = candidate.withoutOptionalWhitespace
             return candidate == "*" || candidate == tag
         }
     }

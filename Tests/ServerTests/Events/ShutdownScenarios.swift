@@ -6,6 +6,7 @@ import BikebeaconAPI
 import Foundation
 import LocalServer
 import NIOCore
+import Subprocesses
 import Testing
 import TestSupport
 @testable import Server
@@ -39,18 +40,13 @@ enum ShutdownScenarios {
         case let .sqlite(path): "sqlite://\(path)"
         case let .postgres(url): url
         }
-        let server = Process()
-        server.executableURL = Paths.executable("bikebeacon-server")
-        server.arguments = ["serve", "--host", "127.0.0.1", "--port", "\(port)", "--database", database, "--bcrypt-cost", "4"]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = try FileHandle(forWritingTo: log)
-        let (exits, exited) = AsyncStream.makeStream(of: Int32.self)
-        server.terminationHandler = { exited.yield($0.terminationStatus) }
-        try server.run()
+        let server = try ChildProcess.spawn(Paths.executable("bikebeacon-server").path,
+                                            ["serve", "--host", "127.0.0.1", "--port", "\(port)", "--database", database, "--bcrypt-cost", "4"],
+                                            stdout: .discard, stderr: .file(log.path))
         var descriptors: [Int32] = []
         defer {
             for fd in descriptors { close(fd) }
-            if server.isRunning { kill(server.processIdentifier, SIGKILL) }
+            server.send(SIGKILL)
         }
 
         let base = "http://127.0.0.1:\(port)"
@@ -66,8 +62,8 @@ enum ShutdownScenarios {
         }
 
         let start = ContinuousClock.now
-        kill(server.processIdentifier, SIGTERM)
-        let exitStatus = await firstExit(exits, within: bound * 3)
+        server.terminate()
+        let exitStatus = await firstExit(server, within: bound * 3)
         let elapsed = ContinuousClock.now - start
         #expect(exitStatus == 0, "exit status \(exitStatus.map(String.init) ?? "none: killed after \(bound * 3)")")
         #expect(elapsed < bound, "the server took \(elapsed) to stop with \(streams) streams open")
@@ -101,16 +97,12 @@ enum ShutdownScenarios {
     }
 
     /// The exit status, or nil when the process had not exited within `within`.
-    static func firstExit(_ exits: AsyncStream<Int32>, within: Duration) async -> Int32? {
-        await withTaskGroup(of: Int32?.self) { group in
-            group.addTask { await exits.first { _ in true } }
-            group.addTask {
-                try? await Task.sleep(for: within)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+    static func firstExit(_ server: ChildProcess, within: Duration) async -> Int32? {
+        let deadline = ContinuousClock.now + within
+        while server.isRunning {
+            guard ContinuousClock.now < deadline else { return nil }
+            try? await Task.sleep(for: .milliseconds(20))
         }
+        return server.wait()
     }
 }
