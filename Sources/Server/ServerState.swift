@@ -15,6 +15,8 @@ struct ServerState: Sendable {
     let vapid: VAPID
     let outbound: OutboundHTTP
     let notifications: NotificationDispatcher
+    /// The missing list's answers, made once per version and shared by every request.
+    let missingListBodies = MissingListBodies()
 
     var sessions: SessionStore { SessionStore(database: database) }
     var accounts: AccountStore { AccountStore(database: database) }

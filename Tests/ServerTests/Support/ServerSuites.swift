@@ -33,6 +33,7 @@ struct SQLiteServerTests {
     @Test func beaconTakenIsNoOracle() async throws { try await BikeScenarios.beaconTakenIsNoOracle(.sqlite) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.sqlite) }
     @Test func missingListSentinelPollWithSince() async throws { try await MissingListScenarios.sentinelPollWithSinceIsNotModified(.sqlite) }
+    @Test func missingListGzip() async throws { try await MissingListScenarios.gzipAnswers(.sqlite) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.sqlite) }
     @Test func roamingSightings() async throws { try await RoamingSightingScenarios.positionsRoundTrip(.sqlite) }
     @Test func sightingEvidence() async throws { try await EvidenceScenarios.timesAndPlaces(.sqlite) }
@@ -108,6 +109,7 @@ struct PostgresServerTests {
     @Test func beaconTakenIsNoOracle() async throws { try await BikeScenarios.beaconTakenIsNoOracle(.postgres) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.postgres) }
     @Test func missingListSentinelPollWithSince() async throws { try await MissingListScenarios.sentinelPollWithSinceIsNotModified(.postgres) }
+    @Test func missingListGzip() async throws { try await MissingListScenarios.gzipAnswers(.postgres) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.postgres) }
     @Test func roamingSightings() async throws { try await RoamingSightingScenarios.positionsRoundTrip(.postgres) }
     @Test func sightingEvidence() async throws { try await EvidenceScenarios.timesAndPlaces(.postgres) }
