@@ -52,6 +52,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
+        // gzip for the missing list: the server compresses each version once, the sentinel unpacks within a limit.
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
+        // AsyncHTTPClient's own gzip decoding (HTTPClient.shared unpacks answers within 25 times their size): its error type.
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         // Pure core: no I/O, time is an input.
@@ -152,6 +156,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 "StrictYAML", "Subprocesses",
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
             ]
         ),
 
@@ -203,6 +209,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "Beacon", "Registry", "Durable", "BikebeaconAPI", "Mail", "Subprocesses", "CMalloc",
+                .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -291,6 +298,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),
     ],

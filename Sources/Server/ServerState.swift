@@ -19,6 +19,8 @@ struct ServerState: Sendable {
     let memoryTrim = MemoryTrim()
     /// Sentinels' tokens and the missing list's version, from memory on the sentinels' poll.
     let sentinelPolls: SentinelPollCache
+    /// The missing list's answers, made once per version and shared by every request.
+    let missingListBodies = MissingListBodies()
 
     var sessions: SessionStore { SessionStore(database: database) }
     var accounts: AccountStore { AccountStore(database: database) }

@@ -25,7 +25,7 @@ public struct ServerConnection: Sendable {
     }
 
     /// Largest answer body read; the full missing list of a big community stays well below it.
-    static let maxBody = 64 << 20
+    public static let maxBody = 64 << 20
 
     /// Sends one request with the bearer token (none when empty); returns the status, headers and whole body.
     public func send(_ method: HTTPMethod, _ pathAndQuery: String, headers extra: [(String, String)] = [], json body: Data? = nil)

@@ -2,46 +2,59 @@ import ArgumentParser
 import Benchmarks
 import BikebeaconAPI
 import Foundation
+import NIOCore
 import Registry
+import Sentinel
 
-/// What a sentinel pays to take the server's missing list: decoding the JSON as `MissingListWire` does and
-/// replacing its `MissingRegistry` (a full list), or applying a delta to it. `scripts/bench-server --city`
-/// saves a city's full list and a delta from the server it seeded and runs this on them.
+/// What a sentinel pays to take the server's missing list: unpacking and decoding the answer as
+/// `HTTPMissingListSource` does (`MissingListWire`) and replacing its `MissingRegistry` (a full list), or
+/// applying a delta to it. `scripts/bench-server --city` saves a city's full list and a delta from the
+/// server it seeded, plain and gzipped, and runs this on each in a process of its own (peak RSS is per process).
 struct MissingListApplyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "missing-list",
         abstract: "Decode and apply a saved GET /v1/missing answer (full list, then a delta on it): time and memory.")
 
-    @Option(help: "A full list as the server sent it (MissingList JSON).") var full: String
-    @Option(help: "A delta on that list's version (MissingDelta JSON).") var delta: String
+    @Option(help: "A full list as the server sent it (MissingList JSON, or gzipped with --gzip).") var full: String
+    @Option(help: "A delta on that list's version (MissingDelta JSON, or gzipped with --gzip).") var delta: String
+    @Flag(help: "The files are the server's gzipped answers (Content-Encoding: gzip): unpacked as the sentinel does.") var gzip = false
     @Option(help: "Timed repetitions; the median is printed.") var repeats = 20
 
     func run() throws {
         let before = ProcessMemory.residentBytes ?? 0
-        let fullData = try Data(contentsOf: URL(fileURLWithPath: full)), deltaData = try Data(contentsOf: URL(fileURLWithPath: delta))
+        let fullBody = ByteBuffer(bytes: try Data(contentsOf: URL(fileURLWithPath: full)))
+        let deltaBody = ByteBuffer(bytes: try Data(contentsOf: URL(fileURLWithPath: delta)))
+        let encoding = gzip ? "gzip" : nil
         var registry = MissingRegistry()
         let fullSeconds = try median {
-            let list = try JSONDecoder().decode(MissingList.self, from: fullData)
+            guard case let .full(version, bikes, _) = try MissingListWire.decode(try MissingListWire.unpack(fullBody, contentEncoding: encoding), etag: nil)
+            else { throw ValidationError("\(full) is not a full list") }
             registry = MissingRegistry()
-            registry.replace(version: list.version, bikes: list.beacons.map(\.bike))
+            registry.replace(version: version, bikes: bikes)
         }
         let afterFull = ProcessMemory.peakResidentBytes ?? 0
         let held = registry
+        func change() throws -> MissingListDelta {
+            guard case let .delta(change, _) = try MissingListWire.decode(try MissingListWire.unpack(deltaBody, contentEncoding: encoding), etag: nil)
+            else { throw ValidationError("\(delta) is not a delta") }
+            return change
+        }
         let deltaSeconds = try median {
             var copy = held
-            try copy.apply(try JSONDecoder().decode(MissingDelta.self, from: deltaData).delta)
+            try copy.apply(try change())
             blackHole(copy.count)
         }
         var applied = held
-        let change = try JSONDecoder().decode(MissingDelta.self, from: deltaData).delta
-        try applied.apply(change)
+        let applying = try change()
+        try applied.apply(applying)
         let mb = { (bytes: Int) in String(format: "%.1f", Double(bytes) / 1_048_576) }
+        let form = gzip ? " (gzip)" : ""
         print(Table.render(
-            header: ["", "bytes", "decode + apply ms (median of \(repeats))", "bikes after", "peak RSS MB (process)"],
+            header: ["", "bytes", "unpack + decode + apply ms (median of \(repeats))", "bikes after", "peak RSS MB (process)"],
             rows: [
-                ["full list", "\(fullData.count)", String(format: "%.2f", fullSeconds * 1000), "\(held.count)", mb(afterFull)],
-                ["delta (+\(change.added.count) −\(change.removed.count))", "\(deltaData.count)", String(format: "%.3f", deltaSeconds * 1000),
-                 "\(applied.count)", mb(ProcessMemory.peakResidentBytes ?? 0)],
+                ["full list\(form)", "\(fullBody.readableBytes)", String(format: "%.2f", fullSeconds * 1000), "\(held.count)", mb(afterFull)],
+                ["delta\(form) (+\(applying.added.count) −\(applying.removed.count))", "\(deltaBody.readableBytes)",
+                 String(format: "%.3f", deltaSeconds * 1000), "\(applied.count)", mb(ProcessMemory.peakResidentBytes ?? 0)],
             ]))
         print("RSS before reading the list: \(mb(before)) MB; the list held adds \(mb(max(0, (ProcessMemory.residentBytes ?? 0) - before))) MB")
     }

@@ -3,7 +3,11 @@
 
   seed   10 000 owners with a missing bike each, share links for 100 of them, over HTTP; writes a JSON state
   load   S sentinels: GET /v1/missing with If-None-Match (+ Bikebeacon-Heartbeat) once a minute each, spread evenly;
-         O owners' /v1/events streams held open; R sightings/s in batches; bike pages; share pages without an account
+         O owners' /v1/events streams held open; R sightings/s in batches; bike pages; share pages without an account;
+         with --probe-rate, sightings POSTed to one replica (--probe-post-port) timed to the event on an owner's
+         stream held on another (--probe-stream-port); and bad input beside it: --slow-clients (each sends a request
+         head a byte every --slow-interval seconds), --aborted-uploads a second (sighting POSTs whose body stops halfway:
+         half close the connection, half stall), --storm streams opened at once 2 s into the level (after a restart)
 
 Open loop: every request has a scheduled time and is sent then whatever the earlier ones did, and its
 latency is measured from that scheduled time, so a server that falls behind shows it (no coordinated
@@ -155,6 +159,30 @@ class Stream(asyncio.Protocol):
             self.city.recorder.error("GET /v1/events", "stream closed by the server")
 
 
+class ProbeStream(asyncio.Protocol):
+    """A probe owner's /v1/events on the other replica: the time each sighting event arrives."""
+
+    def __init__(self, request):
+        self.request, self.buffer, self.started, self.waiter = request, b"", False, None
+        self.transport = None
+
+    def connection_made(self, transport):
+        self.transport = transport
+        transport.write(self.request)
+
+    def data_received(self, data):
+        self.buffer += data
+        if not self.started:
+            if b"\r\n\r\n" not in self.buffer:
+                return
+            self.started = self.buffer.startswith(b"HTTP/1.1 200")
+            self.buffer = self.buffer.partition(b"\r\n\r\n")[2]
+        if b"event: sighting" in self.buffer:
+            self.buffer = b""
+            if self.waiter and not self.waiter.done():
+                self.waiter.set_result(time.monotonic())
+
+
 class City:
     def __init__(self, args, state):
         self.args, self.state = args, state
@@ -166,6 +194,8 @@ class City:
         self.running = True
         self.streams = []
         self.tasks = set()
+        self.slow_held = 0     # slow clients the server still held when the level ended
+        self.aborted_held = 0  # stalled uploads the server still held when the level ended
 
     def spawn(self, coroutine):
         task = asyncio.ensure_future(coroutine)
@@ -258,19 +288,160 @@ class City:
         path, route = (f"/s/{token}", "GET /s/{token}") if n % 2 else (f"/v1/shared/{token}", "GET /v1/shared/{token}")
         return http("GET", path), (200,), route
 
+    async def open_probes(self, owners):
+        """One stream per probe owner, straight to the replica that is not posted to."""
+        loop = asyncio.get_running_loop()
+        self.probes = []
+        for owner in owners:
+            request = http("GET", "/v1/events", {"Authorization": f"Bearer {owner['token']}", "Accept": "text/event-stream"})
+            sock = await connect(self.host, self.args.probe_stream_port, self.source)
+            _, stream = await loop.create_connection(lambda: ProbeStream(request), sock=sock)
+            self.probes.append(stream)
+        for _ in range(int(TIMEOUT / 0.05)):
+            if all(stream.started for stream in self.probes):
+                return
+            await asyncio.sleep(0.05)
+        sys.exit("the probe streams did not open")
+
+    async def probe(self, n, beacons, scheduled):
+        """A sighting of probe owner n's bike POSTed to one replica; its latency is until the event reaches the owner's
+        stream on the other, from the scheduled time."""
+        route = "event: POST on A → stream on B"
+        stream = self.probes[n % len(self.probes)]
+        stream.waiter = asyncio.get_running_loop().create_future()
+        uuid_text, major, minor = beacons[n % len(beacons)]
+        now = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + "Z"
+        body = json.dumps({"sightings": [{"id": str(uuid.uuid4()), "uuid": uuid_text, "major": major, "minor": minor,
+                                          "event": "arrived", "time": now, "firstSeen": now, "lastSeen": now, "rssi": -60,
+                                          "distance": 1.5, "zone": "near"}]}).encode()
+        request = http("POST", "/v1/sightings", {"Authorization": f"Bearer {random.choice(self.state['sentinels'])}"}, body)
+        try:
+            status, _ = await asyncio.wait_for(exchange(self.host, self.args.probe_post_port, self.source, request), TIMEOUT)
+            if status != 200:
+                self.recorder.error(route, f"HTTP {status}")
+                return
+            arrived = await asyncio.wait_for(stream.waiter, TIMEOUT)
+            self.recorder.ok(route, (arrived - scheduled) * 1000)
+        except (OSError, asyncio.TimeoutError) as error:
+            self.recorder.error(route, type(error).__name__)
+
+    async def probes_at(self, rate, duration, beacons):
+        if rate <= 0:
+            return
+        start = time.monotonic()
+        for n in range(int(rate * duration)):
+            scheduled = start + n / rate
+            delay = scheduled - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            self.spawn(self.probe(n, beacons, scheduled))
+
+
+    async def slow_client(self, n):
+        """A request head trickled a byte at a time (slowloris), connecting again whenever the server closes it:
+        the route's latency is how long the server kept each connection."""
+        route = "slow client (bad input)"
+        loop = asyncio.get_running_loop()
+        head = http("GET", "/v1/missing", {"Authorization": "Bearer bbs_slow", "X-Padding": "x" * 4096})
+        await asyncio.sleep(random.random() * self.args.slow_interval)
+        while self.running:
+            try:
+                sock = await asyncio.wait_for(connect(self.host, self.port, self.source), TIMEOUT)
+            except (OSError, asyncio.TimeoutError) as error:
+                self.recorder.error(route, "connect " + type(error).__name__)
+                await asyncio.sleep(1)
+                continue
+            opened = time.monotonic()
+            try:
+                for byte in head:
+                    if not self.running:
+                        self.slow_held += 1
+                        return
+                    await loop.sock_sendall(sock, bytes([byte]))
+                    await asyncio.sleep(self.args.slow_interval)
+                    # The server closing shows as end-of-file (or a reset) before the next byte.
+                    try:
+                        if sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b"":
+                            raise ConnectionResetError()
+                    except BlockingIOError:
+                        pass
+            except OSError:
+                self.recorder.ok(route, (time.monotonic() - opened) * 1000)
+            finally:
+                sock.close()
+
+    async def aborted_upload(self, n, scheduled):
+        """A sighting batch whose body stops halfway: every other one closes the connection, the rest stall."""
+        route = "aborted upload, closed (bad input)" if n % 2 else "aborted upload, stalled (bad input)"
+        body = json.dumps({"sightings": [{"id": str(uuid.uuid4()), "uuid": "B5B182C7-EAB1-4988-AA99-B5C1517008D9",
+                                          "major": 1, "minor": m, "event": "arrived", "time": "2026-11-26T00:00:00Z",
+                                          "firstSeen": "2026-11-26T00:00:00Z", "lastSeen": "2026-11-26T00:00:00Z",
+                                          "rssi": -60, "zone": "near"} for m in range(40)]}).encode()
+        request = http("POST", "/v1/sightings", {"Authorization": f"Bearer {random.choice(self.state['sentinels'])}"}, body)
+        loop = asyncio.get_running_loop()
+        try:
+            sock = await asyncio.wait_for(connect(self.host, self.port, self.source), TIMEOUT)
+        except (OSError, asyncio.TimeoutError) as error:
+            self.recorder.error(route, "connect " + type(error).__name__)
+            return
+        started = time.monotonic()
+        try:
+            await loop.sock_sendall(sock, request[: len(request) - len(body) // 2])
+            if n % 2:
+                self.recorder.ok(route, (time.monotonic() - scheduled) * 1000)  # sent, then closed
+                return
+            while self.running:
+                try:
+                    if await asyncio.wait_for(loop.sock_recv(sock, 65536), 1) == b"":
+                        self.recorder.ok(route, (time.monotonic() - started) * 1000)  # the server gave up after this long
+                        return
+                except asyncio.TimeoutError:
+                    continue
+            self.aborted_held += 1
+        except OSError:
+            self.recorder.ok(route, (time.monotonic() - started) * 1000)
+        finally:
+            sock.close()
+
+    async def bad_input(self, duration):
+        args = self.args
+        for n in range(args.slow_clients):
+            self.spawn(self.slow_client(n))
+        if args.storm:
+            await asyncio.sleep(2)
+            self.spawn(self.open_streams_at(args.storm, 1e9))
+        if args.aborted_uploads > 0:
+            start = time.monotonic()
+            for n in range(int(args.aborted_uploads * duration)):
+                scheduled = start + n / args.aborted_uploads
+                delay = scheduled - time.monotonic()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                self.spawn(self.aborted_upload(n, scheduled))
+
+
+def pids(text):
+    return [int(pid) for pid in str(text).split(",") if pid]
+
 
 def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User + system seconds of a process, or of several (comma-separated: replicas, nginx) together."""
+    total = 0.0
+    for one in pids(pid):
+        with open(f"/proc/{one}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def rss_kb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
+    total = 0
+    for one in pids(pid):
+        with open(f"/proc/{one}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+    return total
 
 
 def percentile(values, p):
@@ -287,8 +458,16 @@ async def load(args):
     state["shares"] = [owner["share"] for owner in state["owners"] if "share" in owner]
     if len(state["sentinels"]) < args.sentinels:
         sys.exit(f"only {len(state['sentinels'])} sentinel tokens in {args.tokens}")
+    probe_owners, probe_beacons = [], []
+    if args.probe_rate > 0:
+        # The last owners' bikes are the probe's alone: no load sighting wakes their streams.
+        count = args.probe_owners
+        probe_owners, probe_beacons = state["owners"][-count:], state["beacons"][-count:]
+        state["beacons"] = state["beacons"][:-count]
     city = City(args, state)
     gc.disable()  # the collector's pauses would show up as latency of the generator, not the server
+    if probe_owners:
+        await city.open_probes(probe_owners)
     rss0 = rss_kb(args.server_pid)
     if args.streams:
         await city.open_streams_at(args.streams, args.stream_rate)
@@ -305,7 +484,10 @@ async def load(args):
         city.schedule("sightings", args.sighting_rate / args.batch, args.duration, city.sighting_batch),
         city.schedule("bike pages", args.bike_pages, args.duration, city.bike_page),
         city.schedule("share pages", args.share_pages, args.duration, city.share_page),
+        city.probes_at(args.probe_rate, args.duration, probe_beacons),
+        city.bad_input(args.duration),
         asyncio.sleep(args.duration))
+    city.running = False  # the bad input stops; the requests still out are awaited
     for _ in range(int(TIMEOUT / 0.1) + 1):
         if not city.tasks:
             break
@@ -323,6 +505,8 @@ async def load(args):
         "rss_kb_start": rss0, "rss_kb_streams": rss_streams, "rss_kb_end": rss_end,
         "kb_per_stream": round((rss_streams - rss0) / args.streams, 1) if args.streams else None,
         "events_received": city.events - events_before,
+        "storm": args.storm, "slow_clients": args.slow_clients, "slow_held_at_end": city.slow_held,
+        "aborted_uploads_per_s": args.aborted_uploads, "stalled_uploads_held_at_end": city.aborted_held,
         "generator_lag_p99_ms": round(percentile(city.recorder.lag, 99), 1),
         "routes": {},
     }
@@ -424,7 +608,7 @@ def main():
     s.add_argument("--shares", type=int, default=100)
     lo = sub.add_parser("load")
     lo.add_argument("--port", type=int, required=True)
-    lo.add_argument("--server-pid", type=int, required=True)
+    lo.add_argument("--server-pid", required=True, help="a pid, or several comma-separated (their RSS and CPU added)")
     lo.add_argument("--state", required=True)
     lo.add_argument("--tokens", required=True, help="sentinel tokens, one a line")
     lo.add_argument("--etag", required=True)
@@ -438,9 +622,17 @@ def main():
     lo.add_argument("--share-pages", type=float, default=5, help="share-page requests a second")
     lo.add_argument("--duration", type=float, default=60)
     lo.add_argument("--sources", type=int, default=4, help="loopback source addresses 127.0.0.2…")
+    lo.add_argument("--probe-rate", type=float, default=0, help="cross-replica probes a second (0: none)")
+    lo.add_argument("--probe-post-port", type=int, help="the replica the probe's sightings are POSTed to")
+    lo.add_argument("--probe-stream-port", type=int, help="the replica the probe owners' streams are held on")
+    lo.add_argument("--probe-owners", type=int, default=20)
+    lo.add_argument("--slow-clients", type=int, default=0, help="connections trickling a request head (bad input)")
+    lo.add_argument("--slow-interval", type=float, default=5, help="seconds between a slow client's bytes")
+    lo.add_argument("--aborted-uploads", type=float, default=0, help="sighting POSTs a second whose body stops halfway")
+    lo.add_argument("--storm", type=int, default=0, help="streams opened at once 2 s into the level (a restart's reconnections)")
     m = sub.add_parser("memory")
     m.add_argument("--port", type=int, required=True)
-    m.add_argument("--server-pid", type=int, required=True)
+    m.add_argument("--server-pid", required=True, help="a pid, or several comma-separated (their RSS and CPU added)")
     m.add_argument("--state", required=True)
     m.add_argument("--steps", default="5000,10000,19000")
     m.add_argument("--stream-rate", type=float, default=1000)

@@ -7,10 +7,15 @@ import Hummingbird
 /// `nosniff`, so no browser ever reads an answer (which may echo what an owner typed) as anything but JSON.
 enum JSONResponse {
     static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
+        make(encoded: ByteBuffer(bytes: try encoder.encode(value)), status: status, headers: headers)
+    }
+
+    /// A body encoded (and perhaps compressed, with its `Content-Encoding` in `headers`) ahead of time.
+    static func make(encoded body: ByteBuffer, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
         var headers = headers
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.xContentTypeOptions] = "nosniff"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: body))
     }
 
     static let encoder = APIJSON.encoder()

@@ -5,7 +5,18 @@ import Hummingbird
 
 /// What sentinels call: the missing list (with ETag and deltas) and sighting batches.
 enum SentinelRoutes {
-    static func etag(version: Int64) -> String { "\"v\(version)\"" }
+    /// The list's strong tag; the gzipped body has its own (`"v7-gzip"`), as its bytes differ.
+    static func etag(version: Int64, gzip: Bool = false) -> String { gzip ? "\"v\(version)-gzip\"" : "\"v\(version)\"" }
+
+    /// A body made once per version (`MissingListBodies`), gzipped when the client takes it. `Vary` tells
+    /// caches (and a proxy) that the encoding follows `Accept-Encoding`.
+    static func answer(_ body: MissingListBodies.Body, gzip: Bool, headers: HTTPFields = [:]) -> Response {
+        var headers = headers
+        headers[.eTag] = etag(version: body.version, gzip: gzip)
+        headers[.vary] = "Accept-Encoding"
+        if gzip { headers[.contentEncoding] = "gzip" }
+        return JSONResponse.make(encoded: gzip ? body.gzip : body.json, headers: headers)
+    }
 
     static func add(to router: RouterGroup<AppContext>, state: ServerState) {
         router.get("/v1/missing") { request, context in
@@ -21,17 +32,18 @@ enum SentinelRoutes {
             }
             // The common poll, answered from memory (`SentinelPollCache`): a sentinel holding the current
             // list gets a 304 with or without `since` (it sends both), not an empty delta it would have to parse.
+            let gzip = AcceptEncoding.allowsGzip(request.headers[.acceptEncoding])
             if let match = request.headers[.ifNoneMatch] {
-                let tag = etag(version: try await state.sentinelPolls.missingVersion())
-                if matches(match, tag) { return Response(status: .notModified, headers: [.eTag: tag]) }
+                let version = try await state.sentinelPolls.missingVersion()
+                if matches(match, version: version) {
+                    return Response(status: .notModified, headers: [.eTag: etag(version: version, gzip: gzip), .vary: "Accept-Encoding"])
+                }
             }
-            if let since, let delta = try await state.missingList.delta(since: since) {
+            if let since, let delta = try await state.missingListBodies.delta(since: since, from: state.missingList) {
                 // The version's tag, which the sentinel sends next time (it keeps whatever tag the last answer had).
-                return try JSONResponse.make(MissingDelta(delta), headers: [.eTag: etag(version: delta.version)])
+                return answer(delta, gzip: gzip)
             }
-            let (version, bikes) = try await state.missingList.full()
-            let list = MissingList(version: version, beacons: bikes.map(MissingBeacon.init))
-            return try JSONResponse.make(list, headers: [.eTag: etag(version: version), .cacheControl: "no-cache"])
+            return answer(try await state.missingListBodies.full(from: state.missingList), gzip: gzip, headers: [.cacheControl: "no-cache"])
         }
 
         router.post("/v1/sightings") { request, context in
@@ -75,11 +87,13 @@ enum SentinelRoutes {
         return beat
     }
 
-    /// `If-None-Match` holds `*` or a comma-separated list of entity tags (weak ones never match strongly).
-    static func matches(_ header: String, _ tag: String) -> Bool {
-        header.split(separator: ",").contains { candidate in
+    /// `If-None-Match` holds `*` or a comma-separated list of entity tags (weak ones never match strongly);
+    /// either encoding's tag of `version` matches: both are the same list.
+    static func matches(_ header: String, version: Int64) -> Bool {
+        let tags = [etag(version: version), etag(version: version, gzip: true)]
+        return header.split(separator: ",").contains { candidate in
             let candidate = candidate.withoutOptionalWhitespace
-            return candidate == "*" || candidate == tag
+            return candidate == "*" || tags.contains(candidate)
         }
     }
 }

@@ -94,7 +94,7 @@ import Subprocesses
 }
 
 /// A handler that passes every level and writes nothing (swift-log's no-op one lets no level through).
-private struct Quiet: LogHandler {
+struct Quiet: LogHandler {
     var logLevel = Logger.Level.trace
     var metadata: Logger.Metadata = [:]
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {

@@ -1,4 +1,5 @@
 import BikebeaconAPI
+import CompressNIO
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -92,5 +93,72 @@ enum MissingListScenarios {
             // A bad `since` is still refused, even with a current tag.
             expectError(try await client.send(.get, "/v1/missing?since=abc", token: sentinel, headers: [.ifNoneMatch: tag1]), .badRequest)
         }
+    }
+
+    /// A sentinel that sends `Accept-Encoding: gzip` gets the list and its deltas gzipped, under a tag of
+    /// their own and with `Vary`, and the same JSON once unpacked; either tag of the current version
+    /// answers 304; a client that does not ask (or refuses gzip) gets plain JSON as before; and a change
+    /// reaches the next answer in both encodings (each version's bodies are made once and kept).
+    static func gzipAnswers(_ backend: Backend) async throws {
+        let harness = try await Harness.make(backend)
+        let (_, sentinel) = try await harness.sentinel()
+        try await harness.run { client in
+            let owner = try await client.owner("ann@example.org")
+            for minor in 1...20 {
+                let bike = try await client.bike(owner, name: "Bike \(minor)", minor: minor)
+                #expect(try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: owner).status == .ok)
+            }
+            let gzip: HTTPFields = [.acceptEncoding: "deflate, gzip;q=0.8, br"]
+            let plain = try await client.send(.get, "/v1/missing", token: sentinel)
+            let packed = try await client.send(.get, "/v1/missing", token: sentinel, headers: gzip)
+            let list = try client.decode(MissingList.self, plain)
+            #expect(list.beacons.count == 20)
+            #expect(plain.headers[.contentEncoding] == nil && plain.headers[.vary] == "Accept-Encoding")
+            #expect(plain.headers[.eTag] == "\"v\(list.version)\"")
+            #expect(packed.status == .ok && packed.headers[.contentEncoding] == "gzip" && packed.headers[.vary] == "Accept-Encoding")
+            #expect(packed.headers[.eTag] == "\"v\(list.version)-gzip\"")
+            #expect(packed.headers[.contentType] == "application/json; charset=utf-8")
+            #expect(try unpack(packed.body) == Data(plain.body.readableBytesView))
+            #expect(packed.body.readableBytes * 3 < plain.body.readableBytes)
+            // Refused by weight, or not named: plain.
+            for refusal in ["gzip;q=0", "br", "*;q=0", "identity"] {
+                let answer = try await client.send(.get, "/v1/missing", token: sentinel, headers: [.acceptEncoding: refusal])
+                #expect(answer.headers[.contentEncoding] == nil && answer.body == plain.body, "\(refusal)")
+            }
+            #expect(try await client.send(.get, "/v1/missing", token: sentinel, headers: [.acceptEncoding: "*"]).headers[.contentEncoding] == "gzip")
+
+            // Either tag is the same list: 304, with the tag of the encoding this request would get.
+            for tag in ["\"v\(list.version)-gzip\"", "\"v\(list.version)\""] {
+                var headers = gzip
+                headers[.ifNoneMatch] = tag
+                let current = try await client.send(.get, "/v1/missing?since=\(list.version)", token: sentinel, headers: headers)
+                #expect(current.status == .notModified && current.body.readableBytes == 0)
+                #expect(current.headers[.eTag] == "\"v\(list.version)-gzip\"" && current.headers[.vary] == "Accept-Encoding")
+                let unasked = try await client.send(.get, "/v1/missing", token: sentinel, headers: [.ifNoneMatch: tag])
+                #expect(unasked.status == .notModified && unasked.headers[.eTag] == "\"v\(list.version)\"")
+            }
+
+            // A change: the delta, gzipped, under the new version's gzip tag; the next full list has it too.
+            let extra = try await client.bike(owner, name: "Bike 21", minor: 21)
+            #expect(try await client.send(.post, "/v1/bikes/\(extra.id)/missing", token: owner).status == .ok)
+            var behind = gzip
+            behind[.ifNoneMatch] = "\"v\(list.version)-gzip\""
+            let deltaAnswer = try await client.send(.get, "/v1/missing?since=\(list.version)", token: sentinel, headers: behind)
+            #expect(deltaAnswer.headers[.contentEncoding] == "gzip")
+            let delta = try JSONDecoder().decode(MissingDelta.self, from: try unpack(deltaAnswer.body))
+            #expect(delta.since == list.version && delta.version == list.version + 1 && delta.added.map(\.minor) == [21])
+            #expect(deltaAnswer.headers[.eTag] == "\"v\(delta.version)-gzip\"")
+            let plainDelta = try await client.send(.get, "/v1/missing?since=\(list.version)", token: sentinel)
+            #expect(try client.decode(MissingDelta.self, plainDelta) == delta && plainDelta.headers[.eTag] == "\"v\(delta.version)\"")
+            let newList = try await client.send(.get, "/v1/missing", token: sentinel, headers: gzip)
+            let unpacked = try JSONDecoder().decode(MissingList.self, from: try unpack(newList.body))
+            #expect(unpacked.version == delta.version && unpacked.beacons.count == 21)
+            #expect(try client.decode(MissingList.self, try await client.send(.get, "/v1/missing", token: sentinel)) == unpacked)
+        }
+    }
+
+    static func unpack(_ body: ByteBuffer) throws -> Data {
+        var body = body
+        return Data(try body.decompress(with: .gzip()).readableBytesView)
     }
 }

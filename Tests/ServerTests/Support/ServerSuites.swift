@@ -36,6 +36,7 @@ struct SQLiteServerTests {
     @Test func missingListSentinelPollWithSince() async throws { try await MissingListScenarios.sentinelPollWithSinceIsNotModified(.sqlite) }
     @Test func sentinelPollSeesOtherProcesses() async throws { try await SentinelPollScenarios.changesByAnotherProcess(.sqlite) }
     @Test func sentinelPollSeesTheCommandLine() async throws { try await SentinelPollScenarios.revokedByTheCommandLine() }
+    @Test func missingListGzip() async throws { try await MissingListScenarios.gzipAnswers(.sqlite) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.sqlite) }
     @Test func roamingSightings() async throws { try await RoamingSightingScenarios.positionsRoundTrip(.sqlite) }
     @Test func sightingEvidence() async throws { try await EvidenceScenarios.timesAndPlaces(.sqlite) }
@@ -114,6 +115,7 @@ struct PostgresServerTests {
     @Test func missingListSentinelPollWithSince() async throws { try await MissingListScenarios.sentinelPollWithSinceIsNotModified(.postgres) }
     @Test func sentinelPollSeesOtherProcesses() async throws { try await SentinelPollScenarios.changesByAnotherProcess(.postgres) }
     @Test func sentinelPollReplicaHearsOfChanges() async throws { try await SentinelPollScenarios.replicaHearsOfChanges(.postgres) }
+    @Test func missingListGzip() async throws { try await MissingListScenarios.gzipAnswers(.postgres) }
     @Test func sightings() async throws { try await SightingScenarios.ingestAndRead(.postgres) }
     @Test func roamingSightings() async throws { try await RoamingSightingScenarios.positionsRoundTrip(.postgres) }
     @Test func sightingEvidence() async throws { try await EvidenceScenarios.timesAndPlaces(.postgres) }

@@ -1,0 +1,116 @@
+import AsyncHTTPClient
+import BikebeaconAPI
+import Foundation
+import LocalServer
+import Logging
+import ServerClient
+import Testing
+import TestSupport
+@testable import Sentinel
+
+/// The sentinel asks for the missing list gzipped and unpacks it within a limit: from the real server,
+/// and from a server that answers with a gzip bomb.
+@Suite(.serialized, .enabled(if: ServerHarness.isAvailable, "needs the bikebeacon-server executable (build the server target)"))
+struct MissingListGzipTests {
+    /// The real server sends the list gzipped (its tag says so, its `Content-Length` is the packed size),
+    /// the sentinel reads the same bikes from it, and the gzip tag it keeps gets a 304.
+    @Test func theRealServersGzippedListIsRead() async throws {
+        let dir = try TestValues.temporaryDirectory()
+        let server = try ServerHarness(directory: dir)
+        let token = try await server.enrolSentinel(name: "cafe")
+        try await server.start()
+        defer { server.stop() }
+        _ = try await server.ownerWithMissingBikes([SentinelCoreTests.missing])
+
+        // A client that does not unpack (HTTPClient.shared does): the bytes on the wire, and the sentinel's own unpacking.
+        let raw = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            var request = HTTPClientRequest(url: server.url + "/v1/missing")
+            request.headers.add(name: "Authorization", value: "Bearer \(token)")
+            request.headers.add(name: "Accept-Encoding", value: "gzip")
+            let response = try await raw.execute(request, timeout: .seconds(10))
+            let packed = try await response.body.collect(upTo: 1 << 20)
+            #expect(response.headers.first(name: "Content-Encoding") == "gzip")
+            #expect(response.headers.first(name: "Content-Length") == "\(packed.readableBytes)")
+            #expect(packed.readableBytesView.starts(with: [0x1f, 0x8b]))
+            for client in [raw, HTTPClient.shared] {
+                let source = HTTPMissingListSource(server: ServerConnection(baseURL: server.url, token: token, client: client))
+                guard case let .full(version, bikes, etag) = try await source.fetch(since: nil, etag: nil) else { throw HarnessError("expected the whole list") }
+                #expect(bikes.map(\.beacon) == [SentinelCoreTests.missing])
+                #expect(etag == "\"v\(version)-gzip\"")
+                #expect(try await source.fetch(since: version, etag: etag) == .notModified)
+            }
+        } catch {
+            try await raw.shutdown()
+            throw error
+        }
+        try await raw.shutdown()
+    }
+
+    /// A server (or a proxy) whose gzipped answer unpacks to more than the sentinel reads of any answer:
+    /// refused, said so in the log, and the list held stays in use.
+    @Test func aGzipBombIsRefusedAndTheListKept() async throws {
+        let dir = try TestValues.temporaryDirectory()
+        let port = try LocalServer.freePort()
+        let bike = SentinelCoreTests.missing
+        // First a real list (version 3, one bike), then 80 MB of spaces in 80 kB of gzip.
+        let script = """
+            import gzip, http.server, json, sys
+            answers = [gzip.compress(answer) for answer in [
+                json.dumps({"version": 3, "beacons": [{"uuid": "\(bike.uuid.uuidString)", "major": \(bike.major), "minor": \(bike.minor),
+                            "description": {"make": "Gazelle", "model": "Ultimate", "colour": "green"}}]}).encode(),
+                b" " * (80 << 20),
+            ]]
+            class H(http.server.BaseHTTPRequestHandler):
+                def do_GET(self):
+                    # The first ask of each sentinel (no If-None-Match) gets the list; its refreshes get the bomb.
+                    body = answers[1] if self.headers.get("If-None-Match") else answers[0]
+                    self.send_response(200); self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Encoding", "gzip"); self.send_header("ETag", '"v3-gzip"')
+                    self.send_header("Content-Length", str(len(body))); self.end_headers()
+                    self.wfile.write(body)
+                def log_message(self, *args): pass
+            http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script, String(port)]
+        process.standardError = FileHandle.nullDevice  // its broken pipes: the sentinel drops the bomb mid-answer
+        try process.run()
+        defer {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+
+        // HTTPClient.shared refuses it by ratio; a client that does not unpack leaves it to the sentinel's limit.
+        let raw = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            for (client, limit) in [(HTTPClient.shared, "25 times its packed size"), (raw, "64 MB")] {
+                let log = LastErrorLog()
+                var logger = Logger(label: "test") { _ in Quiet() }
+                logger.handler = LastErrorLog.recording(logger.handler, into: log)
+                let source = HTTPMissingListSource(server: ServerConnection(baseURL: "http://127.0.0.1:\(port)", token: "bbs_x", client: client))
+                let sync = MissingListSync(source: source, cache: MissingListCache(path: dir.appendingPathComponent("list-\(limit).json").path), logger: logger)
+                #expect(try await eventually(within: 10, every: .milliseconds(50)) { await sync.confirm(now: 1000) })
+                let held = await sync.registry
+                #expect(held.version == 3 && held.contains(bike))
+
+                // The running refresh loop meets the bomb.
+                let loop = Task { await sync.run(interval: 0.01, clock: { 1060 }, sleep: { try await Task.sleep(for: .seconds($0)) }) }
+                let refused = try await eventually(within: 30) { log.last?.message.contains("unpacks to more than") == true }
+                loop.cancel()
+                await loop.value
+                #expect(refused)
+                let kept = await sync.registry
+                #expect(kept.version == 3 && kept.contains(bike))
+                let line = try #require(log.last?.message)
+                #expect(line.hasPrefix("missing-list refresh failed; keeping the list held"), "\(line)")
+                #expect(line.contains("unpacks to more than \(limit) and was refused"), "\(line)")
+            }
+        } catch {
+            try await raw.shutdown()
+            throw error
+        }
+        try await raw.shutdown()
+    }
+}
