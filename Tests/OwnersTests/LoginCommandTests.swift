@@ -5,6 +5,7 @@ import FoundationNetworking
 import LocalServer
 import Testing
 import TestSupport
+import Subprocesses
 
 /// `bikebeacon login` and `range --bike NAME` against a real bikebeacon-server on loopback.
 @Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: Paths.executable("bikebeacon-server").path),
@@ -59,24 +60,31 @@ struct LoginCommandTests {
 /// bikebeacon-server on a free loopback port with a fresh SQLite database; bcrypt cost 4, so a
 /// loaded machine does not time the test's requests out hashing passwords.
 struct AccountServer {
-    let process: SpawnedProcess
+    let process: ChildProcess
     let base: String
 
     static func start() async throws -> AccountServer {
         let directory = try temporaryDirectory()
         let port = try LocalServer.freePort()
-        let process = try SpawnedProcess([Paths.executable("bikebeacon-server").path, "serve", "--host", "127.0.0.1", "--port", String(port),
-                                          "--database", "sqlite://\(directory)/server.sqlite", "--bcrypt-cost", "4"], output: directory + "/server.log")
+        let log = directory + "/server.log"
+        let process = try ChildProcess.spawn(Paths.executable("bikebeacon-server").path,
+                                             ["serve", "--host", "127.0.0.1", "--port", String(port),
+                                              "--database", "sqlite://\(directory)/server.sqlite", "--bcrypt-cost", "4"],
+                                             stdout: .file(log), stderr: .file(log))
         let server = AccountServer(process: process, base: "http://127.0.0.1:\(port)")
         for _ in 0..<150 {
             if let (status, _) = try? await server.call("GET", "/healthz"), status == 200 { return server }
             try await Task.sleep(for: .milliseconds(200))
         }
-        process.kill()
-        throw SpawnError(message: "bikebeacon-server did not start; see \(directory)/server.log")
+        process.terminate()
+        process.wait()
+        throw StartFailure(message: "bikebeacon-server did not start; see \(directory)/server.log")
     }
 
-    func stop() { process.kill() }
+    func stop() {
+        process.terminate()
+        process.wait()
+    }
 
     func call(_ method: String, _ path: String, _ body: [String: Any]? = nil, token: String? = nil) async throws -> (status: Int, body: Data) {
         var request = URLRequest(url: URL(string: base + path)!)

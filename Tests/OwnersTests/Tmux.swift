@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 #if canImport(Glibc)
 import Glibc
+import Subprocesses
 #endif
 
 /// A private tmux server (its own socket) holding one 80×24 session, for driving a full-screen
@@ -73,59 +74,12 @@ final class Tmux: Sendable {
     func tmux(_ arguments: [String]) throws -> String {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("\(socket)-\(UUID().uuidString).out").path
         defer { unlink(output) }
-        try SpawnedProcess([Self.path ?? "/usr/bin/tmux", "-L", socket] + arguments, output: output).wait()
+        try ChildProcess.spawn(Self.path ?? "/usr/bin/tmux", ["-L", socket] + arguments, stdout: .file(output), stderr: .file(output)).wait()
         return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
     }
 }
 
-/// A child process spawned with a clean signal mask and default signal handlers.
-///
-/// The test runner blocks most signals, and Foundation's Process passes that mask on: a tmux
-/// server started that way never reaps its panes, and a server cannot be stopped with SIGTERM.
-struct SpawnedProcess {
-    let pid: pid_t
-
-    /// Starts `arguments` with stdin from /dev/null and stdout and stderr into `output`.
-    init(_ arguments: [String], output: String) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, environ)
-        guard status == 0 else { throw SpawnError(message: "cannot start \(arguments[0]): \(String(cString: strerror(status)))") }
-        self.pid = pid
-    }
-
-    /// Waits for the process to end and returns its wait status.
-    @discardableResult
-    func wait() -> Int32 {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        return status
-    }
-
-    /// Ends the process with SIGTERM and reaps it.
-    func kill() {
-        Glibc.kill(pid, SIGTERM)
-        wait()
-    }
-}
-
-struct SpawnError: Error, CustomStringConvertible {
+struct StartFailure: Error, CustomStringConvertible {
     var message: String
     var description: String { message }
 }

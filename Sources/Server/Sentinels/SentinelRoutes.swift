@@ -90,10 +90,10 @@ enum SentinelRoutes {
     /// `If-None-Match` holds `*` or a comma-separated list of entity tags (weak ones never match strongly);
     /// either encoding's tag of `version` matches: both are the same list.
     static func matches(_ header: String, version: Int64) -> Bool {
-        let tags = [etag(version: version), etag(version: version, gzip: true)]
+        let plain = etag(version: version), gzipped = etag(version: version, gzip: true)
         return header.split(separator: ",").contains { candidate in
             let candidate = candidate.withoutOptionalWhitespace
-            return candidate == "*" || tags.contains(candidate)
+            return candidate == "*" || candidate == plain || candidate == gzipped
         }
     }
 }

@@ -7,6 +7,7 @@ import ServerClient
 import Testing
 import TestSupport
 @testable import Sentinel
+import Subprocesses
 
 /// The sentinel asks for the missing list gzipped and unpacks it within a limit: from the real server,
 /// and from a server that answers with a gzip bomb.
@@ -72,14 +73,11 @@ struct MissingListGzipTests {
                 def log_message(self, *args): pass
             http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", script, String(port)]
-        process.standardError = FileHandle.nullDevice  // its broken pipes: the sentinel drops the bomb mid-answer
-        try process.run()
+        // stderr discarded: its broken pipes, the sentinel drops the bomb mid-answer.
+        let process = try ChildProcess.spawn("/usr/bin/python3", ["-c", script, String(port)], stderr: .discard)
         defer {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.send(SIGKILL)
+            process.wait()
         }
 
         // HTTPClient.shared refuses it by ratio; a client that does not unpack leaves it to the sentinel's limit.

@@ -15,7 +15,7 @@ import TestSupport
         let start = ContinuousClock.now
         let next = await signal.wait(.account("ann"), after: seen, timeout: .seconds(60))
         #expect(next != seen)
-        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(ContinuousClock.now - start < .seconds(20), "answered at once, not after the 60 s timeout")
         #expect(await signal.count(.deliveries) != 0, "an account's events wake the delivery workers too")
     }
 
@@ -38,7 +38,9 @@ import TestSupport
         let next = await signal.wait(.deliveries, after: 0, timeout: .milliseconds(50))
         let elapsed = ContinuousClock.now - start
         #expect(next == 0)
-        #expect(elapsed >= .milliseconds(50) && elapsed < .seconds(2), "\(elapsed)")
+        // Generous: the parallel suite on two cores once took 2 s to run the released waiter; a deadline
+        // that never fired would hang here.
+        #expect(elapsed >= .milliseconds(50) && elapsed < .seconds(20), "\(elapsed)")
         #expect(await signal.waiterCount == 0)
     }
 
@@ -49,7 +51,7 @@ import TestSupport
         #expect(try await eventually(within: 5) { await signal.waiterCount == 1 })
         let start = ContinuousClock.now
         _ = await signal.wait(.account("near"), after: 0, timeout: .milliseconds(30))
-        #expect(ContinuousClock.now - start < .seconds(2))
+        #expect(ContinuousClock.now - start < .seconds(20), "released by its own deadline, not the far one's 60 s")
         #expect(await signal.waiterCount == 1, "the far waiter is still waiting")
         far.cancel()
         _ = await far.value
@@ -63,7 +65,7 @@ import TestSupport
         let start = ContinuousClock.now
         waiter.cancel()
         _ = await waiter.value
-        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(ContinuousClock.now - start < .seconds(20), "released by the cancellation, not the 60 s timeout")
         #expect(await signal.waiterCount == 0)
     }
 
