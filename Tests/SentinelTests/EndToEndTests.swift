@@ -73,14 +73,12 @@ struct EndToEndTests {
     }
 
     /// The sentinel's exit status once it finishes by itself; throws (and stops it) after `seconds`.
-    static func statusWhenFinished(_ process: ChildProcess, within seconds: Double) async throws -> Int32 {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
-        if process.isRunning {
+    static func statusWhenFinished(_ process: ChildProcess, within seconds: Int) async throws -> Int32 {
+        guard let status = await exitStatus(of: process, within: .seconds(seconds)) else {
             process.terminate()
-            throw HarnessError("the sentinel did not finish within \(Int(seconds)) s")
+            throw HarnessError("the sentinel did not finish within \(seconds) s")
         }
-        return process.wait()
+        return status
     }
 
     @Test func serverDownForTheWholeReplayThenUpDeliversEachSightingOnce() async throws {

@@ -38,13 +38,22 @@ public func exitStatus(of child: ChildProcess) async throws -> Int32 {
     try await offPool { child.wait() }
 }
 
-/// Waits for a child without blocking a cooperative thread; kills it after `seconds`.
-public func waitForExit(_ child: ChildProcess, killAfter seconds: Double = 15) async {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+/// The child's exit status once it ends by itself, or nil while it still runs after `limit`; polled,
+/// so no cooperative thread is held.
+public func exitStatus(of child: ChildProcess, within limit: Duration) async -> Int32? {
+    let deadline = ContinuousClock.now + limit
     while child.isRunning {
-        if ContinuousClock.now > deadline { child.send(SIGKILL) }
+        guard ContinuousClock.now < deadline else { return nil }
         try? await Task.sleep(for: .milliseconds(10))
     }
+    return child.wait()
+}
+
+/// Waits for a child without blocking a cooperative thread; kills it after `seconds`.
+public func waitForExit(_ child: ChildProcess, killAfter seconds: Double = 15) async {
+    guard await exitStatus(of: child, within: .milliseconds(Int(seconds * 1000))) == nil else { return }
+    child.send(SIGKILL)
+    _ = try? await exitStatus(of: child)
 }
 
 /// Runs blocking work (starting a peer, waiting for a child) on a thread of its own and returns its

@@ -29,7 +29,7 @@ struct DeadlineQueue<Instant: Comparable, Key>: Sendable where Instant: Sendable
         return due
     }
 
-    /// Keeps only the keys `keep` accepts (the waiters still waiting), in O(n).
+    /// Keeps only the keys `keep` accepts (the waiters still waiting), rebuilding the heap (O(n log n)).
     mutating func filter(_ keep: (Key) -> Bool) {
         let kept = heap.filter { keep($0.key) }
         heap = []

@@ -63,9 +63,9 @@ enum ShutdownScenarios {
 
         let start = ContinuousClock.now
         server.terminate()
-        let exitStatus = await firstExit(server, within: bound * 3)
+        let status = await exitStatus(of: server, within: bound * 3)
         let elapsed = ContinuousClock.now - start
-        #expect(exitStatus == 0, "exit status \(exitStatus.map(String.init) ?? "none: killed after \(bound * 3)")")
+        #expect(status == 0, "exit status \(status.map(String.init) ?? "none: killed after \(bound * 3)")")
         #expect(elapsed < bound, "the server took \(elapsed) to stop with \(streams) streams open")
         // Each stream ended as a whole response (the last chunk), not cut off by the process's end.
         let opened = descriptors
@@ -94,15 +94,5 @@ enum ShutdownScenarios {
         request.body = .bytes(ByteBuffer(string: #"{"email":"ann@example.org","password":"correct horse battery"}"#))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
         return Data(try await response.body.collect(upTo: 1 << 16).readableBytesView)
-    }
-
-    /// The exit status, or nil when the process had not exited within `within`.
-    static func firstExit(_ server: ChildProcess, within: Duration) async -> Int32? {
-        let deadline = ContinuousClock.now + within
-        while server.isRunning {
-            guard ContinuousClock.now < deadline else { return nil }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return server.wait()
     }
 }
