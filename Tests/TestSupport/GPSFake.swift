@@ -40,7 +40,7 @@ public final class GPSFake: @unchecked Sendable {
         lock.withLock { self.process = process }
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
-            if Self.canConnect(port: port) { return }
+            if acceptsConnections(port: port) { return }
             guard process.isRunning else { throw Failure(description: "gpsfake exited (status \(process.wait())) before gpsd listened") }
             Thread.sleep(forTimeInterval: 0.1)
         }
@@ -54,20 +54,7 @@ public final class GPSFake: @unchecked Sendable {
         Glibc.kill(-process.pid, SIGKILL)
         process.send(SIGKILL)
         let deadline = Date().addingTimeInterval(10)
-        while process.isRunning || Self.canConnect(port: port), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-    }
-
-    static func canConnect(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
+        while process.isRunning || acceptsConnections(port: port), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
     }
 
     static func freePort() throws -> Int {

@@ -54,14 +54,18 @@ struct MissingListGzipTests {
         let dir = try TestValues.temporaryDirectory()
         let port = try LocalServer.freePort()
         let bike = SentinelCoreTests.missing
-        // First a real list (version 3, one bike), then 80 MB of spaces in 80 kB of gzip.
+        // First a real list (version 3, one bike), then 80 MB of spaces in 80 kB of gzip, packed a megabyte at a
+        // time (the whole 80 MB in memory at once is more than a small CI machine may give a helper).
         let script = """
-            import gzip, http.server, json, sys
-            answers = [gzip.compress(answer) for answer in [
-                json.dumps({"version": 3, "beacons": [{"uuid": "\(bike.uuid.uuidString)", "major": \(bike.major), "minor": \(bike.minor),
-                            "description": {"make": "Gazelle", "model": "Ultimate", "colour": "green"}}]}).encode(),
-                b" " * (80 << 20),
-            ]]
+            import http.server, json, sys, zlib
+            def gzip(pieces):
+                packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+                return b"".join(packer.compress(piece) for piece in pieces) + packer.flush()
+            answers = [
+                gzip([json.dumps({"version": 3, "beacons": [{"uuid": "\(bike.uuid.uuidString)", "major": \(bike.major), "minor": \(bike.minor),
+                                  "description": {"make": "Gazelle", "model": "Ultimate", "colour": "green"}}]}).encode()]),
+                gzip(b" " * (1 << 20) for _ in range(80)),
+            ]
             class H(http.server.BaseHTTPRequestHandler):
                 def do_GET(self):
                     # The first ask of each sentinel (no If-None-Match) gets the list; its refreshes get the bomb.
@@ -69,15 +73,23 @@ struct MissingListGzipTests {
                     self.send_response(200); self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Encoding", "gzip"); self.send_header("ETag", '"v3-gzip"')
                     self.send_header("Content-Length", str(len(body))); self.end_headers()
-                    self.wfile.write(body)
+                    try:
+                        self.wfile.write(body)
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass  # the sentinel drops the bomb mid-answer
                 def log_message(self, *args): pass
             http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
             """
-        // stderr discarded: its broken pipes, the sentinel drops the bomb mid-answer.
-        let process = try ChildProcess.spawn("/usr/bin/python3", ["-c", script, String(port)], stderr: .discard)
+        let errors = dir.appendingPathComponent("bomb-server.stderr").path
+        let process = try ChildProcess.spawn("/usr/bin/python3", ["-c", script, String(port)], stderr: .file(errors))
         defer {
             process.send(SIGKILL)
             process.wait()
+        }
+        do {
+            try await untilListening("the gzip-bomb server", port: port, child: process)
+        } catch {
+            throw HarnessError("\(error); its stderr: \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
         }
 
         // HTTPClient.shared refuses it by ratio; a client that does not unpack leaves it to the sentinel's limit.
@@ -89,7 +101,7 @@ struct MissingListGzipTests {
                 logger.handler = LastErrorLog.recording(logger.handler, into: log)
                 let source = HTTPMissingListSource(server: ServerConnection(baseURL: "http://127.0.0.1:\(port)", token: "bbs_x", client: client))
                 let sync = MissingListSync(source: source, cache: MissingListCache(path: dir.appendingPathComponent("list-\(limit).json").path), logger: logger)
-                #expect(try await eventually(within: 10, every: .milliseconds(50)) { await sync.confirm(now: 1000) })
+                #expect(try await eventually(within: 60, every: .milliseconds(50)) { await sync.confirm(now: 1000) })
                 let held = await sync.registry
                 #expect(held.version == 3 && held.contains(bike))
 
@@ -97,7 +109,7 @@ struct MissingListGzipTests {
                 let loop = Task { await sync.run(interval: 0.01, clock: { 1060 }, sleep: { try await Task.sleep(for: .seconds($0)) }) }
                 // The refusal's line, taken when it comes: cancelling the loop may log its own end after it.
                 var refusal: String?
-                _ = try await eventually(within: 30) {
+                _ = try await eventually(within: 120) {
                     refusal = log.last?.message.contains("unpacks to more than") == true ? log.last?.message : nil
                     return refusal != nil
                 }
@@ -105,7 +117,7 @@ struct MissingListGzipTests {
                 await loop.value
                 let kept = await sync.registry
                 #expect(kept.version == 3 && kept.contains(bike))
-                let line = try #require(refusal, "no refusal logged within 30 s")
+                let line = try #require(refusal, "no refusal logged within 120 s")
                 #expect(line.hasPrefix("missing-list refresh failed; keeping the list held"), "\(line)")
                 #expect(line.contains("unpacks to more than \(limit) and was refused"), "\(line)")
             }

@@ -141,7 +141,3 @@ struct ServerSighting: Decodable, Hashable {
     var latitude: Double?
 }
 
-struct HarnessError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}

@@ -7,23 +7,24 @@ import TestSupport
 /// `EventSignal.wait` returns exactly once whatever ends it first (a signal, its deadline, its task's
 /// cancellation), and leaves nothing behind: an open stream whose wait never returned could not end, and a
 /// server with one would not stop on SIGTERM.
-@Suite struct EventSignalTests {
+///
+/// Other waits here last an hour, and a wait that is not released makes the test run into its time limit: bounds
+/// on the elapsed time of a few seconds failed when a full parallel test run on two cores held a task back for 50 s.
+@Suite(.timeLimit(.minutes(3))) struct EventSignalTests {
     @Test func signalBeforeTheWaitIsNotMissed() async {
         let signal = EventSignal()
         let seen = await signal.count(.account("ann"))
         await signal.signal(accounts: ["ann"])
-        let start = ContinuousClock.now
-        let next = await signal.wait(.account("ann"), after: seen, timeout: .seconds(60))
+        let next = await signal.wait(.account("ann"), after: seen, timeout: .seconds(3600))
         #expect(next != seen)
-        #expect(ContinuousClock.now - start < .seconds(20), "answered at once, not after the 60 s timeout")
         #expect(await signal.count(.deliveries) != 0, "an account's events wake the delivery workers too")
     }
 
     @Test func aSignalWakesItsChannelOnly() async throws {
         let signal = EventSignal()
-        let ann = Task { await signal.wait(.account("ann"), after: 0, timeout: .seconds(60)) }
-        let bob = Task { await signal.wait(.account("bob"), after: 0, timeout: .seconds(60)) }
-        #expect(try await eventually(within: 5) { await signal.waiterCount == 2 })
+        let ann = Task { await signal.wait(.account("ann"), after: 0, timeout: .seconds(3600)) }
+        let bob = Task { await signal.wait(.account("bob"), after: 0, timeout: .seconds(3600)) }
+        #expect(try await eventually(within: 60) { await signal.waiterCount == 2 })
         await signal.signal(.account("ann"))
         #expect(await ann.value == 1)
         #expect(await signal.waiterCount == 1, "bob still waits")
@@ -38,20 +39,16 @@ import TestSupport
         let next = await signal.wait(.deliveries, after: 0, timeout: .milliseconds(50))
         let elapsed = ContinuousClock.now - start
         #expect(next == 0)
-        // Generous: the parallel suite on two cores once took 2 s to run the released waiter; a deadline
-        // that never fired would hang here.
-        #expect(elapsed >= .milliseconds(50) && elapsed < .seconds(20), "\(elapsed)")
+        #expect(elapsed >= .milliseconds(50), "released \(elapsed) after the wait began, before its deadline")
         #expect(await signal.waiterCount == 0)
     }
 
     /// A waiter with a far deadline and then one with a near deadline: the alarm moves to the nearer one.
     @Test func anEarlierDeadlineMovesTheAlarm() async throws {
         let signal = EventSignal()
-        let far = Task { await signal.wait(.account("far"), after: 0, timeout: .seconds(60)) }
-        #expect(try await eventually(within: 5) { await signal.waiterCount == 1 })
-        let start = ContinuousClock.now
-        _ = await signal.wait(.account("near"), after: 0, timeout: .milliseconds(30))
-        #expect(ContinuousClock.now - start < .seconds(20), "released by its own deadline, not the far one's 60 s")
+        let far = Task { await signal.wait(.account("far"), after: 0, timeout: .seconds(3600)) }
+        #expect(try await eventually(within: 60) { await signal.waiterCount == 1 })
+        #expect(await signal.wait(.account("near"), after: 0, timeout: .milliseconds(30)) == 0, "released by its own deadline")
         #expect(await signal.waiterCount == 1, "the far waiter is still waiting")
         far.cancel()
         _ = await far.value
@@ -60,12 +57,10 @@ import TestSupport
 
     @Test func cancellationReleases() async throws {
         let signal = EventSignal()
-        let waiter = Task { await signal.wait(.account("ann"), after: 0, timeout: .seconds(60)) }
-        #expect(try await eventually(within: 5) { await signal.waiterCount == 1 })
-        let start = ContinuousClock.now
+        let waiter = Task { await signal.wait(.account("ann"), after: 0, timeout: .seconds(3600)) }
+        #expect(try await eventually(within: 60) { await signal.waiterCount == 1 })
         waiter.cancel()
-        _ = await waiter.value
-        #expect(ContinuousClock.now - start < .seconds(20), "released by the cancellation, not the 60 s timeout")
+        #expect(await waiter.value == 0, "released by the cancellation")
         #expect(await signal.waiterCount == 0)
     }
 
