@@ -1,5 +1,4 @@
 import Foundation
-import Subprocesses
 
 /// Whether something accepts TCP connections on 127.0.0.1:`port` now.
 public func acceptsConnections(port: Int) -> Bool {
@@ -12,16 +11,5 @@ public func acceptsConnections(port: Int) -> Bool {
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     return withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-    }
-}
-
-/// Waits until the helper server `child` listens on `port`; throws, naming `what`, when it exits first or
-/// stays deaf for `seconds` (generous: a full parallel test run on two cores can hold a task back for a minute).
-public func untilListening(_ what: String, port: Int, child: ChildProcess, within seconds: Double = 120) async throws {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while !acceptsConnections(port: port) {
-        guard child.isRunning else { throw HarnessError("\(what) exited (status \(child.wait())) before it listened on port \(port)") }
-        guard ContinuousClock.now < deadline else { throw HarnessError("\(what) did not listen on port \(port) within \(Int(seconds)) s") }
-        try await Task.sleep(for: .milliseconds(50))
     }
 }

@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 import BikebeaconAPI
 import Foundation
-import LocalServer
 import Logging
 import ServerClient
 import Testing
@@ -52,7 +51,6 @@ struct MissingListGzipTests {
     /// refused, said so in the log, and the list held stays in use.
     @Test func aGzipBombIsRefusedAndTheListKept() async throws {
         let dir = try TestValues.temporaryDirectory()
-        let port = try LocalServer.freePort()
         let bike = SentinelCoreTests.missing
         // First a real list (version 3, one bike), then 80 MB of spaces in 80 kB of gzip, packed a megabyte at a
         // time (the whole 80 MB in memory at once is more than a small CI machine may give a helper).
@@ -78,18 +76,20 @@ struct MissingListGzipTests {
                     except (BrokenPipeError, ConnectionResetError):
                         pass  # the sentinel drops the bomb mid-answer
                 def log_message(self, *args): pass
-            http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+            server = http.server.HTTPServer(("127.0.0.1", 0), H)
+            print(server.server_address[1], flush=True)
+            server.serve_forever()
             """
-        let errors = dir.appendingPathComponent("bomb-server.stderr").path
-        let process = try ChildProcess.spawn("/usr/bin/python3", ["-c", script, String(port)], stderr: .file(errors))
+        // It binds a port of the kernel's choosing and prints it once it listens: no race for a free port.
+        let output = dir.appendingPathComponent("bomb-server.out"), errors = dir.appendingPathComponent("bomb-server.err")
+        let process = try ChildProcess.spawn("/usr/bin/python3", ["-c", script], stdout: .file(output.path), stderr: .file(errors.path))
         defer {
             process.send(SIGKILL)
             process.wait()
         }
-        do {
-            try await untilListening("the gzip-bomb server", port: port, child: process)
-        } catch {
-            throw HarnessError("\(error); its stderr: \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
+        let said = try await offPool { firstLine(of: output, writtenBy: process, within: 120) }
+        guard let port = said.flatMap({ Int($0) }) else {
+            throw HarnessError("the gzip-bomb server never said its port; its stderr: \((try? String(contentsOf: errors, encoding: .utf8)) ?? "")")
         }
 
         // HTTPClient.shared refuses it by ratio; a client that does not unpack leaves it to the sentinel's limit.
