@@ -1,3 +1,5 @@
+import SQLKit
+
 /// A token bucket: `burst` requests at once, refilled at `perSecond`. Pure; time is an input.
 public struct TokenBucket: Sendable, Equatable {
     public var perSecond: Double
@@ -58,24 +60,36 @@ struct RateLimiter: Sendable {
     let limit: RateLimit
 
     /// nil when the request may go ahead, else the whole seconds until it may (for `Retry-After`).
+    ///
+    /// One statement, `TokenBucket.take` in SQL: the upsert holds the row's write lock while it refills and
+    /// spends, so two replicas cannot both spend the last token, and a sentinel's batch costs one round trip
+    /// here, not five (a transaction of insert, read and update). `granted` says whether a token was taken.
     func retryAfter(_ key: String, now: Int64) async throws -> Int? {
-        try await database.transaction { db in
-            // Creates the bucket or touches it: either way this transaction now holds the row's write lock,
-            // so two replicas cannot both spend the last token.
+        let fresh = limit.burst >= 1
+        let row = try await database.withSession { db in
             try await db.raw("""
-                INSERT INTO rate_buckets (key, tokens, last_ms) VALUES (\(bind: key), \(bind: limit.burst), \(bind: now))
-                ON CONFLICT (key) DO UPDATE SET last_ms = rate_buckets.last_ms
-                """).run()
-            guard let row = try await db.raw("SELECT tokens, last_ms FROM rate_buckets WHERE key = \(bind: key)").first() else {
-                return nil
-            }
-            var bucket = TokenBucket(perSecond: limit.perSecond, burst: limit.burst,
-                                     tokens: try row.decode(column: "tokens", as: Double.self),
-                                     last: try row.decode(column: "last_ms", as: Int64.self))
-            let allowed = bucket.take(now: now)
-            try await db.raw("UPDATE rate_buckets SET tokens = \(bind: bucket.tokens), last_ms = \(bind: bucket.last) WHERE key = \(bind: key)").run()
-            return allowed ? nil : bucket.secondsUntilNextToken
+                INSERT INTO rate_buckets (key, tokens, last_ms, granted)
+                VALUES (\(bind: key), \(bind: fresh ? limit.burst - 1 : limit.burst), \(bind: now), \(bind: fresh ? 1 : 0))
+                ON CONFLICT (key) DO UPDATE SET
+                  tokens = CASE WHEN \(refilled(now: now)) >= 1 THEN \(refilled(now: now)) - 1 ELSE \(refilled(now: now)) END,
+                  granted = CASE WHEN \(refilled(now: now)) >= 1 THEN 1 ELSE 0 END,
+                  last_ms = CASE WHEN rate_buckets.last_ms > \(bind: now) THEN rate_buckets.last_ms ELSE \(bind: now) END
+                RETURNING tokens, granted
+                """).first()
         }
+        guard let row else { return nil }
+        guard try row.decode(column: "granted", as: Int64.self) == 0 else { return nil }
+        let bucket = TokenBucket(perSecond: limit.perSecond, burst: limit.burst,
+                                 tokens: try row.decode(column: "tokens", as: Double.self), last: now)
+        return bucket.secondsUntilNextToken
+    }
+
+    /// The stored bucket's tokens refilled up to `now` (never past `burst`; a clock that went back refills
+    /// nothing), in SQL that SQLite and PostgreSQL both read (no LEAST/GREATEST in SQLite).
+    private func refilled(now: Int64) -> SQLQueryString {
+        let elapsed: SQLQueryString = "(CASE WHEN \(bind: now) > rate_buckets.last_ms THEN \(bind: now) - rate_buckets.last_ms ELSE 0 END)"
+        let topped: SQLQueryString = "(rate_buckets.tokens + \(elapsed) / 1000.0 * \(bind: limit.perSecond))"
+        return "(CASE WHEN \(topped) > \(bind: limit.burst) THEN \(bind: limit.burst) ELSE \(topped) END)"
     }
 
     /// Whole seconds until `key`'s bucket has a token, without taking one; nil when it has one (no bucket is a full one).

@@ -36,66 +36,88 @@ struct SightingStore: Sendable {
     }
 
     /// Stores the sightings of missing bikes; a client id this sentinel sent before counts as a duplicate.
+    ///
+    /// Two round trips for the common batch (the bikes it names, then one insert that skips what this sentinel
+    /// sent before); a transaction only when a sighting notifies its owner, whose event must be stored with it.
     func ingest(_ sightings: [NewSighting], from sentinel: Sentinel, now: Int64) async throws -> IngestResult {
         guard !sightings.isEmpty else { return IngestResult(accepted: 0, duplicates: 0, rejected: [], notifiedAccounts: []) }
-        return try await database.transaction { db in
-            let seenBefore = Set(try await db.raw("""
-                SELECT client_id FROM sightings WHERE sentinel_id = \(bind: sentinel.id)
-                  AND client_id IN (\(binds: sightings.map(\.clientID)))
-                """).all().map { try $0.decode(column: "client_id", as: String.self) })
-            let fresh = sightings.filter { !seenBefore.contains($0.clientID) }
-            let bikes = try await missingBikes(for: Set(fresh.map(\.beacon)), in: db)
-
-            var rejected: [Rejection] = []
-            var rows: [(NewSighting, MissingBikeRow, String)] = []
-            let stored = { (s: NewSighting) in StoredPlace(s.place, sentinel: sentinel) }
-            for sighting in fresh {
-                guard let bike = bikes[sighting.beacon] else {
-                    rejected.append(Rejection(id: sighting.rawID, reason: "beacon \(sighting.beacon) is not on the missing list", field: "uuid"))
-                    continue
-                }
-                rows.append((sighting, bike, Tokens.id()))
-            }
-            var inserted = Set<String>()
-            if !rows.isEmpty {
-                let insert = db.insert(into: "sightings").columns(
-                    "id", "sentinel_id", "client_id", "bike_id", "beacon_uuid", "beacon_major", "beacon_minor", "event",
-                    "time_ms", "first_seen_ms", "last_seen_ms", "rssi", "distance", "zone", "latitude", "longitude",
-                    "fix", "accuracy_m", "fix_ms", "received_ms", "sentinel_home")
-                for (s, bike, id) in rows {
-                    let heard = stored(s)
-                    insert.values([
-                        id, sentinel.id, s.clientID, bike.id, s.beacon.uuid.uuidString, Int(s.beacon.major), Int(s.beacon.minor),
-                        s.event.rawValue, s.time, s.firstSeen, s.lastSeen, s.rssi, s.distance, s.zone,
-                        heard.latitude ?? 0, heard.longitude ?? 0, heard.fix, heard.accuracy, heard.fixTime, now,
-                        SightingPrivacy.Home(sentinel, bikeOwner: bike.ownerID).rawValue,
-                    ] as [any Encodable & Sendable])
-                }
-                // A concurrent retry of the same batch may have won the race: the unique key keeps one copy.
-                inserted = Set(try await insert.ignoringConflicts(with: ["sentinel_id", "client_id"])
-                    .returning("client_id").all().map { try $0.decode(column: "client_id", as: String.self) })
-            }
-            var notified = Set<String>()
-            for (s, bike, id) in rows where inserted.contains(s.clientID) && s.event.notifies {
-                let heard = stored(s)
-                // What the bike's owner is told: another owner's home sentinel stays "a private sentinel", about 500 m.
-                let seen = SightingPrivacy.place(name: sentinel.name, latitude: heard.latitude, longitude: heard.longitude,
-                                                 home: SightingPrivacy.Home(sentinel, bikeOwner: bike.ownerID))
-                let event = NotificationEvent(
-                    type: "sighting", sightingId: id, bikeId: bike.id, bikeName: bike.name, event: s.event.rawValue,
-                    time: Timestamp.format(milliseconds: s.time), beacon: s.beacon, zone: s.zone, rssi: s.rssi,
-                    distance: s.distance, sentinel: seen.name, latitude: seen.latitude, longitude: seen.longitude,
-                    accuracy: seen.accuracy ?? heard.accuracy)
-                try await EventStore.append(event, account: bike.ownerID, now: now, in: db)
-                try await notifications.offer(OwnerNotification(
-                    event: s.event == .departed ? .departed : .arrived, bikeId: bike.id, bikeName: bike.name, ownerId: bike.ownerID,
-                    place: seen.name, latitude: seen.latitude, longitude: seen.longitude,
-                    time: event.time, zone: s.zone), now: now, in: db)
-                notified.insert(bike.ownerID)
-            }
-            return IngestResult(accepted: inserted.count, duplicates: sightings.count - rejected.count - inserted.count,
-                                rejected: rejected, notifiedAccounts: notified)
+        let (bikes, sent) = try await database.withSession { db -> ([BeaconID: MissingBikeRow], Set<String>) in
+            let bikes = try await missingBikes(for: Set(sightings.map(\.beacon)), in: db)
+            // A retry of a sighting whose bike was recovered since is a duplicate, not a rejection.
+            let unrows = sightings.filter { bikes[$0.beacon] == nil }.map(\.clientID)
+            return (bikes, unrows.isEmpty ? [] : try await sentBefore(unrows, by: sentinel, in: db))
         }
+        let rejected = sightings.filter { bikes[$0.beacon] == nil && !sent.contains($0.clientID) }.map {
+            Rejection(id: $0.rawID, reason: "beacon \($0.beacon) is not on the missing list", field: "uuid")
+        }
+        let rows = sightings.compactMap { sighting in bikes[sighting.beacon].map { (sighting, $0, Tokens.id()) } }
+        guard !rows.isEmpty else {
+            return IngestResult(accepted: 0, duplicates: sightings.count - rejected.count, rejected: rejected, notifiedAccounts: [])
+        }
+        let inserted: Set<String>, notified: Set<String>
+        if rows.contains(where: { $0.0.event.notifies }) {
+            (inserted, notified) = try await database.transaction { db -> (Set<String>, Set<String>) in
+                let inserted = try await insert(rows, from: sentinel, now: now, in: db)
+                return (inserted, try await notify(rows.filter { inserted.contains($0.0.clientID) }, from: sentinel, now: now, in: db))
+            }
+        } else {
+            inserted = try await database.withSession { try await insert(rows, from: sentinel, now: now, in: $0) }
+            notified = []
+        }
+        return IngestResult(accepted: inserted.count, duplicates: sightings.count - rejected.count - inserted.count,
+                            rejected: rejected, notifiedAccounts: notified)
+    }
+
+    /// The client ids among `ids` that `sentinel` sent before.
+    private func sentBefore(_ ids: [String], by sentinel: Sentinel, in db: any SQLDatabase) async throws -> Set<String> {
+        Set(try await db.raw("""
+            SELECT client_id FROM sightings WHERE sentinel_id = \(bind: sentinel.id) AND client_id IN (\(binds: ids))
+            """).all().map { try $0.decode(column: "client_id", as: String.self) })
+    }
+
+    /// Inserts the rows, skipping client ids this sentinel sent before (a retry, or a concurrent retry of the
+    /// same batch that won the race: the unique key keeps one copy); the client ids inserted.
+    private func insert(_ rows: [(NewSighting, MissingBikeRow, String)], from sentinel: Sentinel, now: Int64,
+                        in db: any SQLDatabase) async throws -> Set<String> {
+        let insert = db.insert(into: "sightings").columns(
+            "id", "sentinel_id", "client_id", "bike_id", "beacon_uuid", "beacon_major", "beacon_minor", "event",
+            "time_ms", "first_seen_ms", "last_seen_ms", "rssi", "distance", "zone", "latitude", "longitude",
+            "fix", "accuracy_m", "fix_ms", "received_ms", "sentinel_home")
+        for (s, bike, id) in rows {
+            let heard = StoredPlace(s.place, sentinel: sentinel)
+            insert.values([
+                id, sentinel.id, s.clientID, bike.id, s.beacon.uuid.uuidString, Int(s.beacon.major), Int(s.beacon.minor),
+                s.event.rawValue, s.time, s.firstSeen, s.lastSeen, s.rssi, s.distance, s.zone,
+                heard.latitude ?? 0, heard.longitude ?? 0, heard.fix, heard.accuracy, heard.fixTime, now,
+                SightingPrivacy.Home(sentinel, bikeOwner: bike.ownerID).rawValue,
+            ] as [any Encodable & Sendable])
+        }
+        return Set(try await insert.ignoringConflicts(with: ["sentinel_id", "client_id"])
+            .returning("client_id").all().map { try $0.decode(column: "client_id", as: String.self) })
+    }
+
+    /// Stores the owner's event and queues the notification of each new sighting that notifies; the owners told.
+    private func notify(_ rows: [(NewSighting, MissingBikeRow, String)], from sentinel: Sentinel, now: Int64,
+                        in db: any SQLDatabase) async throws -> Set<String> {
+        var notified = Set<String>()
+        for (s, bike, id) in rows where s.event.notifies {
+            let heard = StoredPlace(s.place, sentinel: sentinel)
+            // What the bike's owner is told: another owner's home sentinel stays "a private sentinel", about 500 m.
+            let seen = SightingPrivacy.place(name: sentinel.name, latitude: heard.latitude, longitude: heard.longitude,
+                                             home: SightingPrivacy.Home(sentinel, bikeOwner: bike.ownerID))
+            let event = NotificationEvent(
+                type: "sighting", sightingId: id, bikeId: bike.id, bikeName: bike.name, event: s.event.rawValue,
+                time: Timestamp.format(milliseconds: s.time), beacon: s.beacon, zone: s.zone, rssi: s.rssi,
+                distance: s.distance, sentinel: seen.name, latitude: seen.latitude, longitude: seen.longitude,
+                accuracy: seen.accuracy ?? heard.accuracy)
+            try await EventStore.append(event, account: bike.ownerID, now: now, in: db)
+            try await notifications.offer(OwnerNotification(
+                event: s.event == .departed ? .departed : .arrived, bikeId: bike.id, bikeName: bike.name, ownerId: bike.ownerID,
+                place: seen.name, latitude: seen.latitude, longitude: seen.longitude,
+                time: event.time, zone: s.zone), now: now, in: db)
+            notified.insert(bike.ownerID)
+        }
+        return notified
     }
 
     /// Where a sighting is stored as heard: its own fix, the sentinel's enrolled place, or nowhere

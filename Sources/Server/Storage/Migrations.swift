@@ -335,6 +335,9 @@ enum Migrations {
             FOR EACH STATEMENT EXECUTE FUNCTION notify_poll_stamp()
             """,
         ]),
+        // Whether the last take found a token: `RateLimiter.retryAfter` refills and spends in one upsert and
+        // reads the outcome from its RETURNING (#36: a sentinel's batch paid five round trips for its limit).
+        common(140, ["ALTER TABLE rate_buckets ADD COLUMN granted BIGINT NOT NULL DEFAULT 1"]),
     ]
 
     static let abuseReports = """

@@ -66,6 +66,15 @@ enum SightingScenarios {
             #expect(object["type"] as? String == "FeatureCollection" && features.count == 2)
             let geometry = try #require(features.first?["geometry"] as? [String: Any])
             #expect(geometry["coordinates"] as? [Double] == [2.3522, 48.8566])
+
+            // The bike found, and the sentinel retrying the batch once more (its answer was lost): what it sent
+            // before is a duplicate, not refused for a bike no longer missing; a new sighting of it is refused.
+            #expect(try await client.send(.post, "/v1/bikes/\(bike.id)/recovered", token: owner).status == .ok)
+            let late = Fixture.sighting(event: "present", time: "2026-11-21T10:01:00Z")
+            let retry = try client.decode(SightingResult.self, try await client.send(
+                .post, "/v1/sightings", token: sentinel, json: Fixture.Batch(sightings: batch.sightings + [late])))
+            #expect(retry.accepted == 0 && retry.duplicates == 2)
+            #expect(Set(retry.rejected.map(\.id)) == Set([notMissing.id, broken.id, late.id]))
         }
     }
 

@@ -43,6 +43,8 @@ struct SQLiteServerTests {
     @Test func homeSentinelPrivacy() async throws { try await PrivacyScenarios.hostileOwner(.sqlite) }
     @Test func shareLinkLimits() async throws { try await ShareScenarios.limitsAndOrigin(.sqlite) }
     @Test func sentinelRateLimit() async throws { try await SightingScenarios.sentinelRateLimit(.sqlite) }
+    @Test func rateLimitFollowsTheTokenBucket() async throws { try await RateLimitScenarios.followsTheTokenBucket(.sqlite) }
+    @Test func rateLimitTakesEachTokenOnce() async throws { try await RateLimitScenarios.concurrentTakesSpendEachTokenOnce(.sqlite) }
     @Test func authorizationMatrix() async throws { try await AuthorizationScenarios.matrix(.sqlite) }
     @Test func badInput() async throws { try await BadInputScenarios.refused(.sqlite) }
     @Test func webhooks() async throws { try await NotificationScenarios.webhookDelivery(.sqlite) }
@@ -122,6 +124,8 @@ struct PostgresServerTests {
     @Test func homeSentinelPrivacy() async throws { try await PrivacyScenarios.hostileOwner(.postgres) }
     @Test func shareLinkLimits() async throws { try await ShareScenarios.limitsAndOrigin(.postgres) }
     @Test func sentinelRateLimit() async throws { try await SightingScenarios.sentinelRateLimit(.postgres) }
+    @Test func rateLimitFollowsTheTokenBucket() async throws { try await RateLimitScenarios.followsTheTokenBucket(.postgres) }
+    @Test func rateLimitTakesEachTokenOnce() async throws { try await RateLimitScenarios.concurrentTakesSpendEachTokenOnce(.postgres) }
     @Test func authorizationMatrix() async throws { try await AuthorizationScenarios.matrix(.postgres) }
     @Test func badInput() async throws { try await BadInputScenarios.refused(.postgres) }
     @Test func webhooks() async throws { try await NotificationScenarios.webhookDelivery(.postgres) }
