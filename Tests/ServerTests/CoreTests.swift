@@ -48,6 +48,24 @@ import Testing
         #expect(PasswordPolicy.problem(String(repeating: "é", count: 37), field: "password")?.contains("72 bytes") == true)
     }
 
+    /// Row ids are version-4 UUIDs in lower case (what `UUID().uuidString.lowercased()` gave before), all different.
+    @Test func rowIdsAreRandomVersion4UUIDs() {
+        let ids = (0..<10_000).map { _ in Tokens.id() }
+        #expect(Set(ids).count == ids.count)
+        for id in ids.prefix(500) {
+            let parsed = UUID(uuidString: id)
+            #expect(parsed?.uuidString.lowercased() == id, "\(id)")
+            let bytes = parsed.map { withUnsafeBytes(of: $0.uuid) { Array($0) } } ?? []
+            #expect(bytes.count == 16 && bytes[6] >> 4 == 4 && bytes[8] >> 6 == 0b10, "\(id): not version 4, variant 1")
+        }
+        // Every hex digit of the random part turns up in every place (a byte-order or masking slip would fix some).
+        let places = (0..<36).filter { ![8, 13, 14, 18, 19, 23].contains($0) }  // dashes, the version, the variant
+        for place in places {
+            let seen = Set(ids.map { Array($0.utf8)[place] })
+            #expect(seen.count == 16, "place \(place) held only \(seen.count) different digits")
+        }
+    }
+
     @Test func tokenBucketRefills() {
         var bucket = TokenBucket(perSecond: 2, burst: 2, now: 0)
         // now (ms) → allowed: a burst of two, empty, one token back after 500 ms, and a clock that steps back mints none.

@@ -18,6 +18,23 @@ enum Tokens {
         Hex.string(SHA256.hash(data: Data(token.utf8)))
     }
 
-    /// A new random identifier for rows the server creates.
-    static func id() -> String { UUID().uuidString.lowercased() }
+    /// A new random identifier for rows the server creates: a version-4 UUID in lower case. Made here, not by
+    /// Foundation's `UUID()`, which goes through `sscanf` and `sprintf`: 4 % of the server's CPU in a sighting
+    /// ingest, which makes 50 a batch.
+    static func id() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let high = (generator.next() as UInt64) & ~0xF000 | 0x4000
+        let low = (generator.next() as UInt64) & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(16)
+        withUnsafeBytes(of: high.bigEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: low.bigEndian) { bytes.append(contentsOf: $0) }
+        var text = [UInt8]()
+        text.reserveCapacity(36)
+        for (index, digit) in Hex.string(bytes).utf8.enumerated() {
+            if index == 8 || index == 12 || index == 16 || index == 20 { text.append(UInt8(ascii: "-")) }
+            text.append(digit)
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
 }

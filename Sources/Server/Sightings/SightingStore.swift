@@ -155,10 +155,14 @@ struct SightingStore: Sendable {
 
     private func missingBikes(for beacons: Set<BeaconID>, in db: any SQLDatabase) async throws -> [BeaconID: MissingBikeRow] {
         guard !beacons.isEmpty else { return [:] }
-        let uuids = Array(Set(beacons.map(\.uuid.uuidString)))
+        // By all three parts, so the unique index on them finds the few rows: tags of one make share a UUID, and
+        // by the UUID alone a batch read every missing bike of that make (10 000 rows in a city's list).
+        let uuids = Array(Set(beacons.map(\.uuid.uuidString))), majors = Array(Set(beacons.map { Int($0.major) }))
+        let minors = Array(Set(beacons.map { Int($0.minor) }))
         let rows = try await db.raw("""
             SELECT id, owner_id, name, beacon_uuid, beacon_major, beacon_minor FROM bikes
             WHERE missing_since_ms IS NOT NULL AND beacon_uuid IN (\(binds: uuids))
+              AND beacon_major IN (\(binds: majors)) AND beacon_minor IN (\(binds: minors))
             """).all()
         var result: [BeaconID: MissingBikeRow] = [:]
         for row in rows {
