@@ -21,6 +21,7 @@ struct ServerState: Sendable {
     let sentinelPolls: SentinelPollCache
     /// The missing list's answers, made once per version and shared by every request.
     let missingListBodies = MissingListBodies()
+    let missingBikes = MissingBikeIndex()
 
     var sessions: SessionStore { SessionStore(database: database) }
     var accounts: AccountStore { AccountStore(database: database) }

@@ -56,7 +56,8 @@ enum SentinelRoutes {
                 throw APIError(.contentTooLarge, "batch_too_large", "send at most \(SightingBatch<SightingItem>.maxItems) sightings per request")
             }
             let (valid, invalid) = SightingValidation.validate(batch.sightings, from: SightingSource(sentinel), now: state.now)
-            let result = try await state.sightings.ingest(valid, from: sentinel, now: state.now)
+            let listed = try await state.missingBikes.bikes(version: state.sentinelPolls.missingVersion(), in: state.database)
+            let result = try await state.sightings.ingest(valid, from: sentinel, now: state.now, listed: listed)
             await state.database.events.signal(accounts: result.notifiedAccounts)
             let rejected = invalid + result.rejected
             state.metrics.countSightings(accepted: result.accepted, duplicates: result.duplicates, rejected: rejected.count)

@@ -37,15 +37,24 @@ struct SightingStore: Sendable {
 
     /// Stores the sightings of missing bikes; a client id this sentinel sent before counts as a duplicate.
     ///
-    /// Two round trips for the common batch (the bikes it names, then one insert that skips what this sentinel
-    /// sent before); a transaction only when a sighting notifies its owner, whose event must be stored with it.
-    func ingest(_ sightings: [NewSighting], from sentinel: Sentinel, now: Int64) async throws -> IngestResult {
+    /// `listed`: the missing bikes as of the list's current version (`MissingBikeIndex`); a beacon not among
+    /// them is looked up here. So the common batch is one round trip, an insert that skips what this sentinel
+    /// sent before; a transaction only when a sighting notifies its owner, whose event must be stored with it.
+    func ingest(_ sightings: [NewSighting], from sentinel: Sentinel, now: Int64,
+                listed: [BeaconID: MissingBikeRow]) async throws -> IngestResult {
         guard !sightings.isEmpty else { return IngestResult(accepted: 0, duplicates: 0, rejected: [], notifiedAccounts: []) }
-        let (bikes, sent) = try await database.withSession { db -> ([BeaconID: MissingBikeRow], Set<String>) in
-            let bikes = try await missingBikes(for: Set(sightings.map(\.beacon)), in: db)
-            // A retry of a sighting whose bike was recovered since is a duplicate, not a rejection.
-            let unrows = sightings.filter { bikes[$0.beacon] == nil }.map(\.clientID)
-            return (bikes, unrows.isEmpty ? [] : try await sentBefore(unrows, by: sentinel, in: db))
+        var bikes = listed
+        var sent = Set<String>()
+        let unknown = Set(sightings.map(\.beacon).filter { listed[$0] == nil })
+        if !unknown.isEmpty {
+            let (found, seen) = try await database.withSession { db -> ([BeaconID: MissingBikeRow], Set<String>) in
+                let found = try await missingBikes(for: unknown, in: db)
+                // A retry of a sighting whose bike was recovered since is a duplicate, not a rejection.
+                let unlisted = sightings.filter { found[$0.beacon] == nil && listed[$0.beacon] == nil }.map(\.clientID)
+                return (found, unlisted.isEmpty ? [] : try await sentBefore(unlisted, by: sentinel, in: db))
+            }
+            bikes.merge(found) { held, _ in held }
+            sent = seen
         }
         let rejected = sightings.filter { bikes[$0.beacon] == nil && !sent.contains($0.clientID) }.map {
             Rejection(id: $0.rawID, reason: "beacon \($0.beacon) is not on the missing list", field: "uuid")
@@ -153,20 +162,25 @@ struct SightingStore: Sendable {
         var name: String
     }
 
+    /// The missing bikes among `beacons`, from the database.
     private func missingBikes(for beacons: Set<BeaconID>, in db: any SQLDatabase) async throws -> [BeaconID: MissingBikeRow] {
         guard !beacons.isEmpty else { return [:] }
         // By all three parts, so the unique index on them finds the few rows: tags of one make share a UUID, and
         // by the UUID alone a batch read every missing bike of that make (10 000 rows in a city's list).
         let uuids = Array(Set(beacons.map(\.uuid.uuidString))), majors = Array(Set(beacons.map { Int($0.major) }))
         let minors = Array(Set(beacons.map { Int($0.minor) }))
-        let rows = try await db.raw("""
+        return try Self.missingBikes(await db.raw("""
             SELECT id, owner_id, name, beacon_uuid, beacon_major, beacon_minor FROM bikes
             WHERE missing_since_ms IS NOT NULL AND beacon_uuid IN (\(binds: uuids))
               AND beacon_major IN (\(binds: majors)) AND beacon_minor IN (\(binds: minors))
-            """).all()
+            """).all()).filter { beacons.contains($0.key) }
+    }
+
+    /// Rows of `bikes` (id, owner_id, name and the beacon's parts) by beacon.
+    static func missingBikes(_ rows: [any SQLRow]) throws -> [BeaconID: MissingBikeRow] {
         var result: [BeaconID: MissingBikeRow] = [:]
         for row in rows {
-            guard let beacon = try MissingListStore.beacon(row), beacons.contains(beacon) else { continue }
+            guard let beacon = try MissingListStore.beacon(row) else { continue }
             result[beacon] = MissingBikeRow(id: try row.decode(column: "id", as: String.self),
                                             ownerID: try row.decode(column: "owner_id", as: String.self),
                                             name: try row.decode(column: "name", as: String.self))

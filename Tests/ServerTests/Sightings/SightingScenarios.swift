@@ -78,6 +78,41 @@ enum SightingScenarios {
         }
     }
 
+    /// The ingest's copy of the missing bikes (`MissingBikeIndex`) is only a yes: a bike marked missing where this
+    /// server cannot hear of it (another process on the SQLite file, with this server trusting its copy for an
+    /// hour) is found in the database, not refused from the copy.
+    static func newlyMissingElsewhereIsTaken() async throws {
+        let harness = try await Harness.make(.sqlite, options: Harness.testOptions { $0.sentinelPollMaxAge = .seconds(3600) })
+        let (_, sentinel) = try await harness.sentinel("cafe")
+        let other = try Database(url: harness.database.url, logger: Harness.logger)
+        var failure: (any Error)?
+        do {
+            let elsewhere = try await BikebeaconServer.makeApplication(database: other, options: harness.options, logger: Harness.logger)
+            try await harness.run { client in
+                let owner = try await client.owner("ann@example.org")
+                let first = try await client.bike(owner)
+                let second = try await client.bike(owner, name: "Spare", beacon: Fixture.beaconB, major: 3838, minor: 4949)
+                _ = try await client.send(.post, "/v1/bikes/\(first.id)/missing", token: owner)
+                let heard = try client.decode(SightingResult.self, try await client.send(.post, "/v1/sightings", token: sentinel,
+                                                                                         json: Fixture.Batch(sightings: [Fixture.sighting(event: "present")])))
+                // (Not a notifying event: its transaction would count as this server's commit and have it read the list again.)
+                #expect(heard.accepted == 1)
+                let marked = try await elsewhere.test(.router) { inner in
+                    try await Client(inner: inner).send(.post, "/v1/bikes/\(second.id)/missing", token: owner).status
+                }
+                #expect(marked == .ok)
+                let spare = Fixture.sighting(uuid: Fixture.beaconB, major: 3838, minor: 4949)
+                let result = try client.decode(SightingResult.self, try await client.send(.post, "/v1/sightings", token: sentinel,
+                                                                                          json: Fixture.Batch(sightings: [spare])))
+                #expect(result.accepted == 1 && result.rejected.isEmpty, "\(result)")
+            }
+        } catch {
+            failure = error
+        }
+        await other.shutdown()
+        if let failure { throw failure }
+    }
+
     static func sentinelRateLimit(_ backend: Backend) async throws {
         let harness = try await Harness.make(backend, options: Harness.testOptions {
             $0.sentinelRateLimit = RateLimit(perSecond: 0.01, burst: 2)

@@ -43,6 +43,7 @@ struct SQLiteServerTests {
     @Test func homeSentinelPrivacy() async throws { try await PrivacyScenarios.hostileOwner(.sqlite) }
     @Test func shareLinkLimits() async throws { try await ShareScenarios.limitsAndOrigin(.sqlite) }
     @Test func sentinelRateLimit() async throws { try await SightingScenarios.sentinelRateLimit(.sqlite) }
+    @Test func newlyMissingElsewhereIsTaken() async throws { try await SightingScenarios.newlyMissingElsewhereIsTaken() }
     @Test func rateLimitFollowsTheTokenBucket() async throws { try await RateLimitScenarios.followsTheTokenBucket(.sqlite) }
     @Test func rateLimitTakesEachTokenOnce() async throws { try await RateLimitScenarios.concurrentTakesSpendEachTokenOnce(.sqlite) }
     @Test func authorizationMatrix() async throws { try await AuthorizationScenarios.matrix(.sqlite) }
