@@ -46,6 +46,7 @@ public enum BikebeaconServer {
             vapid: vapid, outbound: outbound, notifications: dispatcher, 
             sentinelPolls: SentinelPollCache(database: database, maxAge: options.sentinelPollMaxAge))
         let router = Router(context: AppContext.self)
+        router.add(middleware: StreamOpening())
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware())
         OpsRoutes.add(to: router, state: state)

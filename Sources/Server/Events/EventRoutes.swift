@@ -18,8 +18,10 @@ enum EventRoutes {
     /// notice a client that went away (the write fails).
     static let keepAlive: Duration = .seconds(15)
 
+    static let path = "/v1/events"
+
     static func add(to router: RouterGroup<AppContext>, state: ServerState) {
-        router.get("/v1/events") { request, context in
+        router.get(RouterPath(path)) { request, context in
             let owner = try context.owner()
             let account = owner.accountID
             let lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!]
