@@ -1,7 +1,9 @@
 # 5. Power cut, first half: the sentinel (enabled by the first boot) fills its outbox while the
 # server is out of reach; then it is restarted on the HCI backend, which hears twenty missing
-# bikes within two seconds, and the host pulls the plug (qemu quit) as soon as the first of
-# those sightings is logged: in the middle of their writes.
+# bikes within two seconds and goes on with their open visits (no second arrival): they are
+# reported present together at the region monitor's first report, a minute after the restart,
+# and the host pulls the plug (qemu quit) as soon as the first of those sightings is logged: in
+# the middle of their writes.
 BOOT=powercut
 . /mnt/field/guest/lib.sh
 mark "boot"
