@@ -219,6 +219,14 @@ public enum SentinelRunner {
         var pending = PendingSightings(limit: configuration.outboxMaxRows)
         var unchecked = ClockHold()
         if replay { gate.open() }
+        /// Live: the core's time now, without the time the scanner could not hear.
+        var listening = ListeningTime()
+        func liveTime() -> Double {
+            let time = listening.coreTime(raw: clock.now, deaf: scanner.deafSeconds())
+            core.stampShift = clock.shift + listening.removed
+            presence?.stampShift = core.stampShift
+            return time
+        }
         var warnedDropping = false
         /// Into the outbox, or held in memory while it cannot take them (a full disk must not stop the sentinel).
         func commit(_ sightings: [Sighting]) async {
@@ -264,16 +272,18 @@ public enum SentinelRunner {
             }
             if !out.sightings.isEmpty || !pending.held.isEmpty { await commit(out.sightings) }
             if !replay, !gate.isOpen {
-                if clock.checked {
-                    for sighting in unchecked.restamped(shift: core.stampShift) {
+                // The server may have answered while this step's sightings were written: the shift they were made
+                // with is the step's, the one to restamp with is the one the check gives now.
+                let made = core.stampShift
+                let checked: Double? = clock.checked ? { _ = liveTime(); return core.stampShift }() : nil
+                if let restamped = unchecked.step(wrote: out.sightings, shift: made, checkedShift: checked) {
+                    for sighting in restamped {
                         do { try await outbox.replace(sighting) } catch {
                             logger.warning("cannot restamp a sighting made before the clock was checked; it goes out on the local clock",
                                            metadata: ["id": "\(sighting.id)", "error": "\(error)"])
                         }
                     }
                     gate.open()
-                } else {
-                    unchecked.remember(out.sightings, shift: core.stampShift)
                 }
             }
             for raised in out.alarms {
@@ -288,14 +298,6 @@ public enum SentinelRunner {
                !messages.isEmpty {
                 await mqtt.client.publish(messages)
             }
-        }
-        /// Live: the core's time now, without the time the scanner could not hear.
-        var listening = ListeningTime()
-        func liveTime() -> Double {
-            let time = listening.coreTime(raw: clock.now, deaf: scanner.deafSeconds())
-            core.stampShift = clock.shift + listening.removed
-            presence?.stampShift = core.stampShift
-            return time
         }
         func handle(_ input: Input) async throws {
             let live = replay ? nil : liveTime()

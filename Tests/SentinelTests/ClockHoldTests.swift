@@ -25,6 +25,25 @@ struct ClockHoldTests {
         #expect(hold.restamped(shift: 0).isEmpty)
     }
 
+    /// The field test's second failure: the server answered (the clock checked) while the step that made the arrival
+    /// was writing it; the arrival went out on the local clock, five hours early, and was refused.
+    @Test func aSightingMadeAsTheCheckLandsIsRestampedToo() throws {
+        var hold = ClockHold()
+        let present = TestValues.sighting(.present, at: 900)
+        let unchecked = hold.step(wrote: [present], shift: 0, checkedShift: nil)
+        #expect(unchecked == nil)
+        let arrived = TestValues.sighting(.arrived, at: 1_000)
+        let checked = hold.step(wrote: [arrived], shift: 0, checkedShift: 5 * 3600)
+        let restamped = try #require(checked)
+        let shift: Double = 5 * 3600
+        #expect(restamped.map(\.id) == [present.id, arrived.id])
+        #expect(restamped.map(\.time) == [900 + shift, 1_000 + shift])
+        #expect(hold.isEmpty)
+        // Checked and right: nothing to move, and the gate may open.
+        let right = hold.step(wrote: [arrived], shift: 0, checkedShift: 0)
+        #expect(right == [])
+    }
+
     @Test func theReporterWaitsForTheGateAtMostTheLimit() async {
         let gate = StampGate()
         let start = ContinuousClock.now

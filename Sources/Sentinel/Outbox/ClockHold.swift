@@ -22,6 +22,15 @@ struct ClockHold {
         written += sightings.map { ($0, shift) }
     }
 
+    /// After a step wrote `sightings` stamped with `shift`: nil while the clock is unchecked (`checkedShift` nil), they
+    /// are remembered; once it is checked, every sighting remembered, this step's included, restamped by the shift the
+    /// check gave (the reporter may go). The check can land while the step writes: its sightings are moved too.
+    mutating func step(wrote sightings: [Sighting], shift: Double, checkedShift: Double?) -> [Sighting]? {
+        remember(sightings, shift: shift)
+        guard let checkedShift else { return nil }
+        return restamped(shift: checkedShift)
+    }
+
     /// The remembered sightings moved by the shift learnt since they were made (`shift`: the stamp shift now).
     mutating func restamped(shift: Double) -> [Sighting] {
         defer { written = [] }
