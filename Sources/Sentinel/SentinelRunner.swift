@@ -275,7 +275,11 @@ public enum SentinelRunner {
                 // The server may have answered while this step's sightings were written: the shift they were made
                 // with is the step's, the one to restamp with is the one the check gives now.
                 let made = core.stampShift
-                let checked: Double? = clock.checked ? { _ = liveTime(); return core.stampShift }() : nil
+                var checked: Double?
+                if clock.checked {
+                    _ = liveTime()
+                    checked = core.stampShift
+                }
                 if let restamped = unchecked.step(wrote: out.sightings, shift: made, checkedShift: checked) {
                     for sighting in restamped {
                         do { try await outbox.replace(sighting) } catch {

@@ -65,14 +65,14 @@ struct RateLimiter: Sendable {
     /// spends, so two replicas cannot both spend the last token, and a sentinel's batch costs one round trip
     /// here, not five (a transaction of insert, read and update). `granted` says whether a token was taken.
     func retryAfter(_ key: String, now: Int64) async throws -> Int? {
-        let fresh = limit.burst >= 1
+        let fresh = limit.burst >= 1, refilled = refilled(now: now)
         let row = try await database.withSession { db in
             try await db.raw("""
                 INSERT INTO rate_buckets (key, tokens, last_ms, granted)
                 VALUES (\(bind: key), \(bind: fresh ? limit.burst - 1 : limit.burst), \(bind: now), \(bind: fresh ? 1 : 0))
                 ON CONFLICT (key) DO UPDATE SET
-                  tokens = CASE WHEN \(refilled(now: now)) >= 1 THEN \(refilled(now: now)) - 1 ELSE \(refilled(now: now)) END,
-                  granted = CASE WHEN \(refilled(now: now)) >= 1 THEN 1 ELSE 0 END,
+                  tokens = CASE WHEN \(refilled) >= 1 THEN \(refilled) - 1 ELSE \(refilled) END,
+                  granted = CASE WHEN \(refilled) >= 1 THEN 1 ELSE 0 END,
                   last_ms = CASE WHEN rate_buckets.last_ms > \(bind: now) THEN rate_buckets.last_ms ELSE \(bind: now) END
                 RETURNING tokens, granted
                 """).first()

@@ -118,19 +118,7 @@ extension ListenerScenarios {
 enum RawConnection {
     /// Connects and sends `text`; the caller closes the descriptor.
     static func open(port: Int, sending text: String) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw LocalServerError("cannot open a socket") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        guard connected else {
-            close(fd)
-            throw LocalServerError("cannot connect to 127.0.0.1:\(port)")
-        }
+        guard let fd = connectToLoopback(port: port) else { throw LocalServerError("cannot connect to 127.0.0.1:\(port)") }
         _ = text.withCString { send(fd, $0, strlen($0), 0) }
         return fd
     }
