@@ -64,7 +64,28 @@ public struct MissingListCache: Sendable {
     }
 
     public func save(_ snapshot: MissingListSnapshot) throws {
-        try AtomicFile.write(try JSONEncoder().encode(snapshot), to: path)
+        try AtomicFile.write(try Self.encode(snapshot), to: path)
+    }
+
+    /// The snapshot's JSON, as `JSONEncoder` would write it, one bike at a time: `JSONEncoder` builds a tree of the whole
+    /// value before it writes a byte, and at a city's list (10 000 bikes) that tree was the sentinel's peak memory (#36).
+    static func encode(_ snapshot: MissingListSnapshot) throws -> Data {
+        let encoder = JSONEncoder()
+        var json = Data("{\"version\":".utf8)
+        json.append(try encoder.encode(snapshot.version))
+        if let etag = snapshot.etag {
+            json.append(contentsOf: ",\"etag\":".utf8)
+            json.append(try encoder.encode(etag))
+        }
+        json.append(contentsOf: ",\"confirmedAt\":".utf8)
+        json.append(try encoder.encode(snapshot.confirmedAt))
+        json.append(contentsOf: ",\"bikes\":[".utf8)
+        for (index, bike) in snapshot.bikes.enumerated() {
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            json.append(try encoder.encode(bike))
+        }
+        json.append(contentsOf: "]}".utf8)
+        return json
     }
 
     /// `20261121T221344Z`: sortable, and free of characters file systems dislike.

@@ -55,7 +55,8 @@ public struct HTTPMissingListSource: MissingListSource {
         }
         if status == .notModified { return .notModified }
         guard status == .ok else { throw ServerError(status: status, body: body) }
-        let json = try MissingListWire.unpack(body, contentEncoding: responseHeaders.first(name: "Content-Encoding"))
+        // The answer's buffer goes before decoding: a city's list is held once as bytes while `JSONDecoder` works, not twice.
+        let json = try MissingListWire.unpack(consume body, contentEncoding: responseHeaders.first(name: "Content-Encoding"))
         return try MissingListWire.decode(json, etag: responseHeaders.first(name: "ETag"))
     }
 

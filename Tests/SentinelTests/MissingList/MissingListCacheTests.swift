@@ -18,6 +18,22 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["missing.json"])
     }
 
+    /// The file is written a bike at a time (a city's list in one `JSONEncoder` tree was the sentinel's peak memory); it
+    /// must stay what the whole-value encoder wrote, so lists saved before still load and lists saved now load anywhere.
+    @Test(arguments: [nil, "\"v7\"", "W/\"a \\\\ b\u{1}\""])
+    func writesWhatTheWholeValueEncoderWrites(etag: String?) throws {
+        var value = snapshot
+        value.etag = etag
+        value.confirmedAt = 1_764_000_000.125
+        value.bikes.append(TestValues.bike(TestValues.intel, "Gazelle \"Ultimate\" C8, \u{e9}l\u{e9}gante \u{1F6B2}"))
+        for shape in [value, MissingListSnapshot(version: 0, etag: etag, confirmedAt: 0, bikes: [])] {
+            let written = try MissingListCache.encode(shape)
+            #expect(try JSONDecoder().decode(MissingListSnapshot.self, from: written) == shape)
+            let whole = try JSONSerialization.jsonObject(with: JSONEncoder().encode(shape)) as? NSDictionary
+            #expect(try JSONSerialization.jsonObject(with: written) as? NSDictionary == whole)
+        }
+    }
+
     @Test func replacesTheWholeFile() throws {
         let dir = try TestValues.temporaryDirectory()
         let cache = MissingListCache(path: dir.appendingPathComponent("missing.json").path)
