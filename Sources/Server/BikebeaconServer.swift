@@ -46,7 +46,6 @@ public enum BikebeaconServer {
             vapid: vapid, outbound: outbound, notifications: dispatcher, 
             sentinelPolls: SentinelPollCache(database: database, maxAge: options.sentinelPollMaxAge))
         let router = Router(context: AppContext.self)
-        router.add(middleware: StreamOpening())
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware())
         OpsRoutes.add(to: router, state: state)
@@ -91,7 +90,7 @@ public enum BikebeaconServer {
                                                       host: options.metricsHost, port: port, logger: logger))
         }
         return Application(
-            router: router,
+            responder: StreamOpening(router: router.buildResponder()),
             // The idle timeout closes a connection that sends nothing, a request's head or body half sent
             // included; a request being answered (an open event stream) is not idle.
             server: .http1(configuration: .init(idleTimeout: TimeAmount(options.idleTimeout))),

@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import ServiceLifecycle
 
 /// `GET /v1/events`: the owner's events as server-sent events. Resumes after `Last-Event-ID`;
 /// without it, starts with events stored from now on. A stream reads the database only when
@@ -11,8 +10,9 @@ import ServiceLifecycle
 /// session's expiry comes, and every `SessionCheck.recheck` besides; a keep-alive alone reads nothing
 /// (at one database read per stream every 15 s, 19 000 idle streams cost a fifth of a core).
 ///
-/// Every database read and write of a stream runs in a child task (`inChildTask`): a task keeps the most
-/// memory its async frames ever took for as long as it lives, and the stream's task lives as long as the stream.
+/// Every database read and write of a stream runs in a child task (`StreamOpening` for the opening, `inChildTask` in
+/// `EventStream`): a task keeps the most memory its async frames ever took for as long as it lives, and the stream's
+/// task lives as long as the stream.
 enum EventRoutes {
     /// A comment line this often keeps proxies from closing an idle stream, and lets the server
     /// notice a client that went away (the write fails).
@@ -28,62 +28,19 @@ enum EventRoutes {
             let resumeAfter = lastEventID.flatMap { Int64($0) }
             if lastEventID != nil, (resumeAfter ?? -1) < 0 { throw APIError.invalid("'Last-Event-ID' must be an event id") }
             let client = AccountRoutes.client(of: request, context: context, state: state)
-            let start = try await inChildTask {
-                let start: Int64
-                if let resumeAfter { start = resumeAfter } else { start = try await EventStore.latestID(account: account, database: state.database) }
-                // The stream carries the sightings of the owner's missing bikes as they come: a read of each (`ReadLog`).
-                for bike in try await state.bikes.list(owner: account) where bike.missing {
-                    try await state.readLog.record(bikeID: bike.id, owner: account, reader: .account(account), route: .events, client: client,
-                                                   now: state.now)
-                }
-                return start
+            // These reads run in `StreamOpening`'s child task, like the rest of the chain before the stream is written.
+            let start: Int64
+            if let resumeAfter { start = resumeAfter } else { start = try await EventStore.latestID(account: account, database: state.database) }
+            // The stream carries the sightings of the owner's missing bikes as they come: a read of each (`ReadLog`).
+            for bike in try await state.bikes.list(owner: account) where bike.missing {
+                try await state.readLog.record(bikeID: bike.id, owner: account, reader: .account(account), route: .events, client: client,
+                                               now: state.now)
             }
             // What the open stream keeps, and no more: the whole `ServerState` in its closure cost 1.2 KB a stream.
-            let database = state.database, sessions = state.sessions, policy = state.options.sessions, clock = state.options.now,
-                memoryTrim = state.memoryTrim
-            let signal = database.events
-            let channel = EventSignal.Channel.account(account)
+            let stream = EventStream(owner: owner, database: state.database, sessions: state.sessions, policy: state.options.sessions,
+                                     clock: state.options.now, memoryTrim: state.memoryTrim, start: start)
             let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
-            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-                defer { memoryTrim.streamClosed() }
-                var seen = await signal.count(channel)
-                try await writer.write(ByteBuffer(string: ": connected\n\n"))
-                var lastID = start
-                var checkDatabase = true
-                // A server shutting down ends its streams at once (clients reconnect, to a replica or
-                // the restarted server), rather than at their next keep-alive.
-                try await withGracefulShutdownHandler {
-                    var sessionCheck = SessionCheck()
-                    while !Task.isCancelled, !Task.isShuttingDownGracefully {
-                        let now = clock()
-                        if sessionCheck.isDue(woken: checkDatabase, now: now) {
-                            let live = try await inChildTask { try await sessions.liveUntil(owner, policy: policy, now: now) }
-                            guard let until = live else { break }
-                            sessionCheck.checked(liveUntil: until, now: now)
-                        }
-                        if checkDatabase {
-                            // Until a page comes back short: a burst larger than one page is sent whole.
-                            var page: [StoredEvent]
-                            repeat {
-                                let after = lastID
-                                page = try await inChildTask { try await EventStore.events(account: account, after: after, limit: 100, database: database) }
-                                for event in page {
-                                    try await writer.write(ByteBuffer(string: "id: \(event.id)\nevent: \(event.kind)\ndata: \(event.payload)\n\n"))
-                                    lastID = event.id
-                                }
-                            } while page.count == 100
-                        } else {
-                            try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
-                        }
-                        let next = await signal.wait(channel, after: seen, timeout: keepAlive)
-                        checkDatabase = next != seen
-                        seen = next
-                    }
-                } onGracefulShutdown: {
-                    Task { await signal.signal(channel) }
-                }
-                try await writer.finish(nil)
-            })
+            return Response(status: .ok, headers: headers, body: ResponseBody { writer in try await stream.run(&writer) })
         }
     }
 }

@@ -4,7 +4,9 @@ import HummingbirdAuth
 /// Who is calling, as an authenticator established it.
 public enum Caller: Sendable {
     case owner(OwnerSession)
-    case sentinel(Sentinel)
+    /// Boxed: the request context is copied into every frame of a request's chain, and an open stream's connection
+    /// task keeps the slabs of its deepest chain; a sentinel held inline made each of those 1 KB larger (#36, heaptrack).
+    indirect case sentinel(Sentinel)
 }
 
 /// An owner logged in through one session: its id (to log it out, or mark it current), and
