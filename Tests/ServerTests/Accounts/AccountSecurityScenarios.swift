@@ -34,7 +34,7 @@ enum AccountSecurityScenarios {
                 let status = try await change(password, "a better password 2").status
                 #expect(status == .noContent)
             }
-            #expect(closed < .seconds(1), "the other device's stream stayed open \(closed) after the password changed")
+            #expect(closed < StreamEndScenarios.closesPromptly, "the other device's stream stayed open \(closed) after the password changed")
             expectError(try await client.send(.get, "/v1/account", token: phone), .unauthorized)
             #expect(try await client.send(.get, "/v1/account", token: laptop).status == .ok)
             expectError(try await client.send(.post, "/v1/sessions", json: ["email": "ann@example.org", "password": password]), .unauthorized)

@@ -10,18 +10,23 @@ import Testing
 /// keep reading where the bike is.
 enum StreamEndScenarios {
     static let password = "correct horse battery"
+    /// Far below the 5-minute recheck a stream left open would wait for, far above what a starved suite takes.
+    static let closesPromptly: Duration = .seconds(30)
+    static let watchdog: Duration = .seconds(120)
 
     /// Opens a stream on `token`, runs `end`, and returns how long the stream took to close once `end` was answered
-    /// (about 3 s when it did not close and the watchdog cut it).
+    /// (about `watchdog` when it did not close and the watchdog cut it).
+    ///
+    /// The callers tell "woken by the session's end" from "left open" (until the 5-minute recheck, `SessionCheck`) with
+    /// `closesPromptly`, not the second the server takes: a parallel suite on two cores made the client see it after
+    /// 1.07 s here and 1.11 s on CI, whose first minute starves every test (#36's note).
     static func closing(port: Int, token: String, by end: () async throws -> Void) async throws -> Duration {
         let stream = await readEvents(port: port, token: token) { _ in false }
         try await end()
-        // From the answer on: the session is gone by then (the stream may have closed already). The callers allow 2 s, not
-        // the 1 s the server is meant to take: a parallel suite on two cores once made the client see it after 1.07 s;
-        // a stream left open runs into the 3 s watchdog.
+        // From the answer on: the session is gone by then (the stream may have closed already).
         let start = ContinuousClock.now
         let watchdog = Task {
-            try await Task.sleep(for: .seconds(3))
+            try await Task.sleep(for: Self.watchdog)
             stream.cancel()
         }
         let text = try await stream.value
@@ -42,7 +47,7 @@ enum StreamEndScenarios {
                 let status = try await client.send(.delete, "/v1/sessions", token: token).status
                 #expect(status == .noContent)
             }
-            #expect(loggedOut < .seconds(2), "the stream stayed open \(loggedOut) after log-out")
+            #expect(loggedOut < closesPromptly, "the stream stayed open \(loggedOut) after log-out")
 
             // 2. Revoked from another device.
             let phone = try client.decode(Token.self, try await client.send(.post, "/v1/sessions",
@@ -55,7 +60,7 @@ enum StreamEndScenarios {
                 let status = try await client.send(.delete, "/v1/account/sessions/\(phoneID)", token: laptop).status
                 #expect(status == .noContent)
             }
-            #expect(revoked < .seconds(2), "the stream stayed open \(revoked) after its session was revoked")
+            #expect(revoked < closesPromptly, "the stream stayed open \(revoked) after its session was revoked")
 
             // 3. Password reset (the link from the mail, issued here directly): every session ends.
             let reset = try #require(try await AccountTokenStore(database: harness.database)
@@ -65,7 +70,7 @@ enum StreamEndScenarios {
                 let status = try await client.send(.post, "/v1/password-reset/confirm", json: ["token": reset, "password": "a new password 2"]).status
                 #expect(status == .noContent)
             }
-            #expect(afterReset < .seconds(2), "the stream stayed open \(afterReset) after a password reset")
+            #expect(afterReset < closesPromptly, "the stream stayed open \(afterReset) after a password reset")
         }
     }
 }
