@@ -147,7 +147,7 @@ let package = Package(
             name: "Sentinel",
             dependencies: [
                 "Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Durable", "ServerClient", "BikebeaconAPI", "MQTT", "GPSD",
-                "Owners",
+                "Owners", "CMalloc",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,16 +1,18 @@
 import Beacon
+import BikebeaconAPI
 import Foundation
 import Registry
 
 /// libFuzzer entry: any bytes as the bodies of `GET /v1/missing` answers (full lists and deltas,
 /// separated by a 0x1E byte), decoded and applied to the registry in turn as the sentinel's list sync
 /// does. A body is taken or refused with an error; what is taken must leave the registry holding
-/// exactly what it said.
+/// exactly what it said, and a list read entry by entry must be what the whole document's decoder reads.
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzMissingList(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = UnsafeBufferPointer(start: data, count: size)
     var registry = MissingRegistry()
     for body in bytes.split(separator: 0x1E, omittingEmptySubsequences: false) {
+        expectSplitReadsAsWhole(Data(body))
         guard let answer = try? MissingListWire.decode(Data(body), etag: nil) else { continue }
         switch answer {
         case .notModified:
@@ -37,6 +39,15 @@ func fuzzMissingList(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         }
     }
     return 0
+}
+
+/// A list read an entry at a time (`JSONMemberArray`) is what the whole document's decoder reads from the same bytes.
+private func expectSplitReadsAsWhole(_ data: Data) {
+    guard let split = data.withUnsafeBytes({ MissingListWire.decodeEntryByEntry($0, decoder: JSONDecoder()) }) else { return }
+    guard let whole = try? JSONDecoder().decode(MissingList.self, from: data) else {
+        preconditionFailure("read entry by entry, refused as a whole: \(split.bikes.count) bikes")
+    }
+    precondition(whole.version == split.version && whole.beacons.map(\.bike) == split.bikes, "read differently entry by entry")
 }
 
 /// Every bike (the last entry for a beacon wins) matches with its description.

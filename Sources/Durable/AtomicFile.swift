@@ -28,30 +28,65 @@ public enum AtomicFile {
     /// `group`: the file's group, set before it appears (a config the service's group may read, no one else).
     public static func write(_ data: Data, to path: String, permissions: mode_t = 0o644, group: gid_t? = nil,
                              durable: Bool = true) throws(AtomicFileError) {
+        let (fd, temporary) = try openTemporary(for: path, permissions: permissions)
+        let failure = writeAll(data, to: fd, temporary: temporary) ?? finish(fd, temporary: temporary, permissions: permissions, group: group)
+        try closeTemporary(fd, temporary: temporary, failure: failure)
+        try commit(temporary, to: path, durable: durable)
+    }
+
+    /// `write` for content made a piece at a time: `pieces` hands each piece to the writer it is given, so a large
+    /// file (a city's missing list) is never whole in memory. Whatever `pieces` throws leaves the old file.
+    public static func write(to path: String, permissions: mode_t = 0o644, group: gid_t? = nil, durable: Bool = true,
+                             pieces: (_ write: (Data) throws(AtomicFileError) -> Void) throws -> Void) throws {
+        let (fd, temporary) = try openTemporary(for: path, permissions: permissions)
+        do {
+            try pieces { piece throws(AtomicFileError) in
+                if let failure = writeAll(piece, to: fd, temporary: temporary) { throw failure }
+            }
+        } catch {
+            Glibc.close(fd)
+            unlink(temporary)
+            throw error
+        }
+        try closeTemporary(fd, temporary: temporary, failure: finish(fd, temporary: temporary, permissions: permissions, group: group))
+        try commit(temporary, to: path, durable: durable)
+    }
+
+    private static func openTemporary(for path: String, permissions: mode_t) throws(AtomicFileError) -> (Int32, String) {
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, permissions)
         guard fd >= 0 else { throw .cannotWrite(path: temporary, step: "open", errno: errno) }
-        var failure: AtomicFileError?
-        data.withUnsafeBytes { buffer in
+        return (fd, temporary)
+    }
+
+    private static func writeAll(_ data: Data, to fd: Int32, temporary: String) -> AtomicFileError? {
+        data.withUnsafeBytes { buffer -> AtomicFileError? in
             var offset = 0
             while offset < buffer.count, let base = buffer.baseAddress {
                 let written = Glibc.write(fd, base + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    failure = .cannotWrite(path: temporary, step: "write", errno: errno)
-                    return
+                    return .cannotWrite(path: temporary, step: "write", errno: errno)
                 }
                 offset += written
             }
+            return nil
         }
-        if failure == nil, fchmod(fd, permissions) != 0 { failure = .cannotWrite(path: temporary, step: "chmod", errno: errno) }
-        if failure == nil, let group, fchown(fd, uid_t.max, group) != 0 { failure = .cannotWrite(path: temporary, step: "chown", errno: errno) }
-        close(fd)
+    }
+
+    /// The written file's mode (exactly, not through the umask) and group.
+    private static func finish(_ fd: Int32, temporary: String, permissions: mode_t, group: gid_t?) -> AtomicFileError? {
+        if fchmod(fd, permissions) != 0 { return .cannotWrite(path: temporary, step: "chmod", errno: errno) }
+        if let group, fchown(fd, uid_t.max, group) != 0 { return .cannotWrite(path: temporary, step: "chown", errno: errno) }
+        return nil
+    }
+
+    private static func closeTemporary(_ fd: Int32, temporary: String, failure: AtomicFileError?) throws(AtomicFileError) {
+        Glibc.close(fd)
         if let failure {
             unlink(temporary)
             throw failure
         }
-        try commit(temporary, to: path, durable: durable)
     }
 
     /// Removes the temporary files a process killed mid-write (a power cut) left beside `path`, other

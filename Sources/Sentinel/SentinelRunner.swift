@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Beacon
+import CMalloc
 import Durable
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -95,7 +96,8 @@ public enum SentinelRunner {
         }
         let serverTime = ServerTime()
         let sync = MissingListSync(source: HTTPMissingListSource(server: server, heartbeat: heartbeat, serverTime: serverTime),
-                                   cache: MissingListCache(path: state + "/missing-list.json"), logger: logger.labelled("bikebeacon.missing-list"))
+                                   cache: MissingListCache(path: state + "/missing-list.json"), logger: logger.labelled("bikebeacon.missing-list"),
+                                   releaseMemory: { _ = malloc_trim(0) })
         // One monotonic timeline for the core and the fix (made before gpsd's first report arrives), stamped by the
         // server's clock while this one is far off it (a Pi without a real-time clock before NTP).
         let clock = LiveClock(wall: serverTime.wall, checked: { serverTime.serverNow != nil })

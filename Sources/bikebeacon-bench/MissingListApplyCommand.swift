@@ -27,7 +27,7 @@ struct MissingListApplyCommand: ParsableCommand {
         let encoding = gzip ? "gzip" : nil
         var registry = MissingRegistry()
         let fullSeconds = try median {
-            guard case let .full(version, bikes, _) = try MissingListWire.decode(try MissingListWire.unpack(fullBody, contentEncoding: encoding), etag: nil)
+            guard case let .full(version, bikes, _) = try MissingListWire.decode(fullBody, contentEncoding: encoding, etag: nil)
             else { throw ValidationError("\(full) is not a full list") }
             registry = MissingRegistry()
             registry.replace(version: version, bikes: bikes)
@@ -35,7 +35,7 @@ struct MissingListApplyCommand: ParsableCommand {
         let afterFull = ProcessMemory.peakResidentBytes ?? 0
         let held = registry
         func change() throws -> MissingListDelta {
-            guard case let .delta(change, _) = try MissingListWire.decode(try MissingListWire.unpack(deltaBody, contentEncoding: encoding), etag: nil)
+            guard case let .delta(change, _) = try MissingListWire.decode(deltaBody, contentEncoding: encoding, etag: nil)
             else { throw ValidationError("\(delta) is not a delta") }
             return change
         }

@@ -49,7 +49,14 @@ public struct MissingListCache: Sendable {
         let reason: String
         do {
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
-            return .loaded(try JSONDecoder().decode(MissingListSnapshot.self, from: data))
+            let decoder = JSONDecoder()
+            // A bike at a time, as the server's list is read (`MissingListWire`); the whole file's decoder says what is wrong.
+            if let (head, bikes) = data.withUnsafeBytes({
+                JSONMemberArray.decode(MissingListSnapshot.self, key: "bikes", entries: MissingBike.self, from: $0, decoder: decoder, { $0 })
+            }) {
+                return .loaded(MissingListSnapshot(version: head.version, etag: head.etag, confirmedAt: head.confirmedAt, bikes: bikes))
+            }
+            return .loaded(try decoder.decode(MissingListSnapshot.self, from: data))
         } catch let error as DecodingError {
             reason = "not a missing list (\(Self.describe(error)))"
         } catch {
@@ -64,12 +71,13 @@ public struct MissingListCache: Sendable {
     }
 
     public func save(_ snapshot: MissingListSnapshot) throws {
-        try AtomicFile.write(try Self.encode(snapshot), to: path)
+        try AtomicFile.write(to: path) { write in try Self.encode(snapshot, into: write) }
     }
 
-    /// The snapshot's JSON, as `JSONEncoder` would write it, one bike at a time: `JSONEncoder` builds a tree of the whole
-    /// value before it writes a byte, and at a city's list (10 000 bikes) that tree was the sentinel's peak memory (#36).
-    static func encode(_ snapshot: MissingListSnapshot) throws -> Data {
+    /// The snapshot's JSON, as `JSONEncoder` would write it, one bike at a time and handed on in pieces of about
+    /// 64 KB: `JSONEncoder` builds a tree of the whole value before it writes a byte, and at a city's list (10 000
+    /// bikes) that tree was the sentinel's peak memory, then the 1.5 MB file held whole was (#36).
+    static func encode(_ snapshot: MissingListSnapshot, into write: (Data) throws -> Void) throws {
         let encoder = JSONEncoder()
         var json = Data("{\"version\":".utf8)
         json.append(try encoder.encode(snapshot.version))
@@ -83,10 +91,16 @@ public struct MissingListCache: Sendable {
         for (index, bike) in snapshot.bikes.enumerated() {
             if index > 0 { json.append(UInt8(ascii: ",")) }
             json.append(try encoder.encode(bike))
+            if json.count >= Self.pieceBytes {
+                try write(json)
+                json.removeAll(keepingCapacity: true)
+            }
         }
         json.append(contentsOf: "]}".utf8)
-        return json
+        try write(json)
     }
+
+    static let pieceBytes = 1 << 16
 
     /// `20261121T221344Z`: sortable, and free of characters file systems dislike.
     static func stamp(_ epochSeconds: Double) -> String {

@@ -55,9 +55,9 @@ public struct HTTPMissingListSource: MissingListSource {
         }
         if status == .notModified { return .notModified }
         guard status == .ok else { throw ServerError(status: status, body: body) }
-        // The answer's buffer goes before decoding: a city's list is held once as bytes while `JSONDecoder` works, not twice.
-        let json = try MissingListWire.unpack(consume body, contentEncoding: responseHeaders.first(name: "Content-Encoding"))
-        return try MissingListWire.decode(json, etag: responseHeaders.first(name: "ETag"))
+        // Decoded where it lies: a city's list is held once as bytes while it is decoded, not twice.
+        return try MissingListWire.decode(consume body, contentEncoding: responseHeaders.first(name: "Content-Encoding"),
+                                          etag: responseHeaders.first(name: "ETag"))
     }
 
     /// The client's own gzip decoding refusing an answer (`HTTPClient.shared`: over 25 times its packed size) said

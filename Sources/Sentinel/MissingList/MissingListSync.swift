@@ -21,6 +21,7 @@ public actor MissingListSync {
     private let source: any MissingListSource
     private let cache: MissingListCache
     private let logger: Logger
+    private let releaseMemory: @Sendable () -> Void
     public private(set) var registry = MissingRegistry()
     private var etag: String?
     /// When the server last confirmed the list held; nil if it never has (nothing loaded).
@@ -31,10 +32,16 @@ public actor MissingListSync {
     /// to the hour): rewriting the whole list every refresh would wear an SD card.
     public static let unchangedSaveInterval: Double = 3600
 
-    public init(source: any MissingListSource, cache: MissingListCache, logger: Logger = Logger(label: "bikebeacon.missing-list")) {
+    /// `releaseMemory` runs after a whole list was loaded or replaced and saved. Decoding a city's list leaves
+    /// megabytes freed but still held by the allocator, in the middle of the heap where it cannot shrink on its
+    /// own; the sentinel hands them back to the kernel there (`malloc_trim`), so a Pi Zero does not carry the
+    /// decoding's peak for the rest of the day (#36).
+    public init(source: any MissingListSource, cache: MissingListCache, logger: Logger = Logger(label: "bikebeacon.missing-list"),
+                releaseMemory: @escaping @Sendable () -> Void = {}) {
         self.source = source
         self.cache = cache
         self.logger = logger
+        self.releaseMemory = releaseMemory
     }
 
     /// Loads the saved list, then tries the server once. With the server away the saved list is
@@ -62,6 +69,7 @@ public actor MissingListSync {
             logger.info("loaded the saved missing list",
                         metadata: ["version": "\(snapshot.version)", "bikes": "\(snapshot.bikes.count)",
                                    "ageSeconds": "\(Int(now - snapshot.confirmedAt))"])
+            releaseMemory()
         }
     }
 
@@ -123,6 +131,7 @@ public actor MissingListSync {
         if outcome != .unchanged {
             logger.info("missing list updated", metadata: ["version": "\(registry.version)", "bikes": "\(registry.count)"])
         }
+        if case .replaced = outcome { releaseMemory() }
         return outcome
     }
 

@@ -14,12 +14,12 @@ extension MissingListWire {
     /// than a plain one could. A client that unpacks answers itself (`HTTPClient.shared` does, within 25
     /// times their packed size) leaves the header: a body without gzip's magic bytes is taken as it is
     /// (JSON never starts with them).
-    public static func unpack(_ body: ByteBuffer, contentEncoding: String?, limit: Int = ServerConnection.maxBody) throws -> Data {
+    public static func unpack(_ body: ByteBuffer, contentEncoding: String?, limit: Int = ServerConnection.maxBody) throws -> ByteBuffer {
         switch contentEncoding?.lowercased() {
         case nil, "", "identity":
-            return Data(body.readableBytesView)
+            return body
         case "gzip", "x-gzip":
-            guard body.readableBytesView.starts(with: [0x1f, 0x8b]) else { return Data(body.readableBytesView) }
+            guard body.readableBytesView.starts(with: [0x1f, 0x8b]) else { return body }
             var packed = body
             let unpacked: ByteBuffer
             do {
@@ -31,9 +31,14 @@ extension MissingListWire {
                 throw MissingListWireError.notGzip("\(error)")
             }
             guard unpacked.readableBytes <= limit else { throw MissingListWireError.unpacksTooLarge(limit: "\(limit >> 20) MB") }
-            return Data(unpacked.readableBytesView)
+            return unpacked
         case let other?:
             throw MissingListWireError.unknownEncoding(other)
         }
+    }
+
+    /// An answer's body unpacked and decoded in the buffer it came in: no copy of a city's list as `Data` (#36).
+    public static func decode(_ body: consuming ByteBuffer, contentEncoding: String?, etag: String?) throws -> MissingListAnswer {
+        try unpack(body, contentEncoding: contentEncoding).withUnsafeReadableBytes { try decode($0, etag: etag) }
     }
 }

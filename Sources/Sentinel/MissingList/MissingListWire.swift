@@ -37,7 +37,16 @@ public enum MissingListWireError: Error, CustomStringConvertible, Sendable {
 /// The JSON of `GET /v1/missing`: a `MissingList` in full, or a `MissingDelta`.
 public enum MissingListWire {
     public static func decode(_ data: Data, etag: String?) throws -> MissingListAnswer {
+        try data.withUnsafeBytes { try decode($0, etag: etag) }
+    }
+
+    /// The answer read where its bytes lie (the HTTP client's buffer): a city's list is not copied whole first.
+    public static func decode(_ bytes: UnsafeRawBufferPointer, etag: String?) throws -> MissingListAnswer {
         let decoder = JSONDecoder()
+        if let (version, bikes) = decodeEntryByEntry(bytes, decoder: decoder) {
+            return .full(version: version, bikes: bikes, etag: etag)
+        }
+        let data = Data(bytes)
         if let full = try? decoder.decode(MissingList.self, from: data) {
             return .full(version: full.version, bikes: full.beacons.map(\.bike), etag: etag)
         }
@@ -46,5 +55,13 @@ public enum MissingListWire {
         } catch {
             throw MissingListWireError.unexpectedShape(String(describing: error))
         }
+    }
+
+    /// A whole list, its entries decoded one at a time (`JSONMemberArray`): what the whole document's decoder
+    /// would give, at a fraction of its memory. Nil when the document is not plainly a list (a delta, damage, an
+    /// unusual spelling), which the whole document's decoder then reads or refuses.
+    static func decodeEntryByEntry(_ bytes: UnsafeRawBufferPointer, decoder: JSONDecoder) -> (version: Int64, bikes: [MissingBike])? {
+        JSONMemberArray.decode(MissingList.self, key: "beacons", entries: MissingBeacon.self, from: bytes, decoder: decoder, \.bike)
+            .map { ($0.whole.version, $0.elements) }
     }
 }

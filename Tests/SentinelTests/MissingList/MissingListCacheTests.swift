@@ -1,3 +1,4 @@
+import Beacon
 import Durable
 import Foundation
 import Registry
@@ -26,8 +27,16 @@ import Testing
         value.etag = etag
         value.confirmedAt = 1_764_000_000.125
         value.bikes.append(TestValues.bike(TestValues.intel, "Gazelle \"Ultimate\" C8, \u{e9}l\u{e9}gante \u{1F6B2}"))
-        for shape in [value, MissingListSnapshot(version: 0, etag: etag, confirmedAt: 0, bikes: [])] {
-            let written = try MissingListCache.encode(shape)
+        let many = MissingListSnapshot(version: 9, etag: etag, confirmedAt: 1, bikes: Array(repeating: value.bikes[0], count: 3_000))
+        for shape in [value, MissingListSnapshot(version: 0, etag: etag, confirmedAt: 0, bikes: []), many] {
+            var written = Data()
+            var pieces = 0
+            try MissingListCache.encode(shape) { piece in
+                #expect(piece.count < 2 * MissingListCache.pieceBytes)
+                written.append(piece)
+                pieces += 1
+            }
+            #expect(shape.bikes.count < 3_000 || pieces > 1, "a city's list is written in pieces")
             #expect(try JSONDecoder().decode(MissingListSnapshot.self, from: written) == shape)
             let whole = try JSONSerialization.jsonObject(with: JSONEncoder().encode(shape)) as? NSDictionary
             #expect(try JSONSerialization.jsonObject(with: written) as? NSDictionary == whole)
@@ -59,6 +68,39 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path))
         // The next load starts clean.
         #expect(cache.load(now: TestValues.t0) == .absent)
+    }
+
+    /// A city's saved list is read back a bike at a time, as the server's is (`JSONMemberArray`), to the list saved.
+    @Test func aCitysSavedListIsReadBikeByBike() throws {
+        let dir = try TestValues.temporaryDirectory()
+        let path = dir.appendingPathComponent("missing.json").path
+        let bikes = (0..<3_000).map { (n: Int) -> MissingBike in
+            let beacon = BeaconID(uuid: TestValues.intel.uuid, major: UInt16(n / 100), minor: UInt16(n))
+            return TestValues.bike(beacon, n.isMultiple(of: 2) ? "Gazelle" : "Brompton \"C\"")
+        }
+        let city = MissingListSnapshot(version: 70, etag: "\"v70-gzip\"", confirmedAt: TestValues.t0, bikes: bikes)
+        try MissingListCache(path: path).save(city)
+        let saved = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(saved.withUnsafeBytes {
+            JSONMemberArray.decode(MissingListSnapshot.self, key: "bikes", entries: MissingBike.self, from: $0, decoder: JSONDecoder(), { $0 })
+        } != nil, "not read bike by bike")
+        #expect(MissingListCache(path: path).load(now: TestValues.t0) == .loaded(city))
+    }
+
+    /// A save that fails halfway (here: the encoding of a later piece) leaves the old list and no temporary file.
+    @Test func aSaveThatFailsHalfwayLeavesTheOldList() throws {
+        struct Refused: Error {}
+        let dir = try TestValues.temporaryDirectory()
+        let path = dir.appendingPathComponent("missing.json").path
+        try MissingListCache(path: path).save(snapshot)
+        #expect(throws: Refused.self) {
+            try AtomicFile.write(to: path) { write in
+                try write(Data("{\"version\":8,".utf8))
+                throw Refused()
+            }
+        }
+        #expect(MissingListCache(path: path).load(now: TestValues.t0) == .loaded(snapshot))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["missing.json"])
     }
 
     @Test func aFailedSaveIsATypedErrorAndLeavesTheOldList() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Registry
+import Synchronization
 import Testing
 @testable import Sentinel
 
@@ -89,6 +90,35 @@ import Testing
         await server.forgetHistory()
         #expect(try await sync.refresh(now: TestValues.t0 + 300) == .replaced(version: 3, count: 1))
         #expect(await sync.registry.bikes == [TestValues.bike(TestValues.other)])
+    }
+
+    /// Memory goes back to the kernel (`malloc_trim` in the sentinel) after a whole list was decoded, from the
+    /// server or the saved file, and not after a 304 or a delta, which leave little behind.
+    @Test func memoryIsReleasedAfterAWholeListOnly() async throws {
+        final class Calls: Sendable {
+            let count = Mutex(0)
+            var value: Int { count.withLock { $0 } }
+        }
+        let calls = Calls()
+        let server = FakeMissingList(bikes: [TestValues.bike(TestValues.intel)])
+        let cache = try makeCache()
+        let sync = MissingListSync(source: server, cache: cache, releaseMemory: { calls.count.withLock { $0 += 1 } })
+        await sync.start(now: TestValues.t0)
+        #expect(calls.value == 1, "the first whole list")
+        #expect(try await sync.refresh(now: TestValues.t0 + 60) == .unchanged)
+        await server.change(adding: [TestValues.bike(TestValues.other)])
+        #expect(try await sync.refresh(now: TestValues.t0 + 120) == .applied(delta: MissingListDelta(
+            since: 1, version: 2, added: [TestValues.bike(TestValues.other)], removed: [])))
+        #expect(calls.value == 1, "neither a 304 nor a delta")
+        await server.change(removing: [TestValues.intel])
+        await server.forgetHistory()
+        #expect(try await sync.refresh(now: TestValues.t0 + 180) == .replaced(version: 3, count: 1))
+        #expect(calls.value == 2, "a whole list again")
+
+        let restarted = Calls()
+        await server.setDown(true)
+        await MissingListSync(source: server, cache: cache, releaseMemory: { restarted.count.withLock { $0 += 1 } }).start(now: TestValues.t0 + 240)
+        #expect(restarted.value == 1, "the saved list loaded, the server away")
     }
 
     @Test func aDeltaFromAnotherVersionFetchesTheWholeList() async throws {
