@@ -54,13 +54,14 @@ struct BearerAuthenticator: AuthenticatorMiddleware {
         return .owner(OwnerSession(accountID: session.accountID, sessionID: session.id, viaCookie: false))
     }
 
-    /// The token of a `Bearer` authorization (the scheme is case-insensitive, RFC 9110 §11.1).
-    static func token(_ header: String?) -> String? {
-        guard let header else { return nil }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        let token = parts[1].withoutOptionalWhitespace
-        return token.isEmpty ? nil : String(token)
+    /// The token of a `Bearer` authorization (the scheme is case-insensitive, RFC 9110 §11.1). Compared byte by
+    /// byte and returned as a slice of the header: every request a sentinel makes comes through here (#36, perf).
+    static func token(_ header: String?) -> Substring? {
+        guard let header = header?.drop(while: { $0 == " " }), let space = header.utf8.firstIndex(of: UInt8(ascii: " ")),
+              header.utf8[..<space].elementsEqual("bearer".utf8, by: { $0 | 0x20 == $1 })
+        else { return nil }
+        let token = header[header.index(after: space)...].withoutOptionalWhitespace
+        return token.isEmpty ? nil : token
     }
 }
 

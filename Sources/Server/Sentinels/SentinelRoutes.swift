@@ -89,12 +89,35 @@ enum SentinelRoutes {
     }
 
     /// `If-None-Match` holds `*` or a comma-separated list of entity tags (weak ones never match strongly);
-    /// either encoding's tag of `version` matches: both are the same list.
+    /// either encoding's tag of `version` matches: both are the same list. Read in place, without making the two
+    /// tags to compare with: every sentinel's poll asks (#36, perf).
     static func matches(_ header: String, version: Int64) -> Bool {
-        let plain = etag(version: version), gzipped = etag(version: version, gzip: true)
-        return header.split(separator: ",").contains { candidate in
-            let candidate = candidate.withoutOptionalWhitespace
-            return candidate == "*" || candidate == plain || candidate == gzipped
+        var rest = header[...]
+        while true {
+            let end = rest.firstIndex(of: ",") ?? rest.endIndex
+            let candidate = rest[..<end].withoutOptionalWhitespace
+            if candidate == "*" || taggedVersion(candidate) == version { return true }
+            guard end < rest.endIndex else { return false }
+            rest = rest[rest.index(after: end)...]
         }
+    }
+
+    /// The version one of our strong tags names (`"v7"` or `"v7-gzip"`, as `etag` writes them); nil for any other tag.
+    static func taggedVersion(_ tag: Substring) -> Int64? {
+        var text = tag.utf8[...]
+        guard text.popFirst() == UInt8(ascii: "\""), text.popLast() == UInt8(ascii: "\""), text.popFirst() == UInt8(ascii: "v")
+        else { return nil }
+        if text.count > 5, text.suffix(5).elementsEqual("-gzip".utf8) { text = text.dropLast(5) }
+        // `etag` writes no sign and no leading zero.
+        guard let first = text.first, first != UInt8(ascii: "0") || text.count == 1 else { return nil }
+        var version: Int64 = 0
+        for byte in text {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (tens, overflow) = version.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = tens.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            guard !overflow, !carry else { return nil }
+            version = sum
+        }
+        return version
     }
 }
