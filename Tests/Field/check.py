@@ -117,8 +117,6 @@ check(any(r["minor"] == args.minor + 1 and r["major"] == args.major for r in cha
       "1 D-Bus: a new major/minor on the air is what the scan reports", f"{sorted({(r['major'], r['minor']) for r in changed})}")
 
 ## 3. Faults
-steady = mark("steady state over D-Bus")
-print(f"test-field:   {steady[2] if steady else 'no steady-state measure'}")
 for what in ("bluetoothd restart", "power off and on", "controller removed and re-added"):
     m = mark(f"resumed after {what}")
     found = re.search(r"scanning in ([0-9.]+)s, first advertisement in ([0-9.]+)s", m[2]) if m else None
