@@ -8,6 +8,13 @@ public struct SentinelHeartbeat: Codable, Sendable, Equatable {
     public static let headerName = "Bikebeacon-Heartbeat"
     /// Longest header value the server reads; a heartbeat is about 500 bytes.
     public static let maxHeaderBytes = 4096
+    /// A sentinel heartbeats once a minute: its list refresh carries it, jittered by ±10 %, so a
+    /// healthy sentinel's heartbeats arrive 54–66 s apart, plus the refresh's own time.
+    public static let interval: Double = 60
+    /// The shortest silence after which a server may call a sentinel silent: the longest gap between
+    /// a healthy sentinel's heartbeats (66 s) with room for a slow answer. Below it a listening
+    /// sentinel would turn silent between two heartbeats, and back, with a mail each way.
+    public static let shortestSilence: Double = 90
 
     public var version: String
     public var uptimeSeconds: Double

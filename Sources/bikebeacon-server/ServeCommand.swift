@@ -1,4 +1,5 @@
 import ArgumentParser
+import BikebeaconAPI
 import Foundation
 import Logging
 import Mail
@@ -65,6 +66,8 @@ struct Serve: AsyncParsableCommand {
     var sentinelAlertAfter: Double = 10
     @Option(help: "Seconds between this server's checks for sentinels gone silent.")
     var sentinelSweepInterval: Double = 15
+    @Flag(help: "Let --sentinel-silent-after be shorter than a healthy sentinel's gaps between heartbeats (the demo, tests: their sentinels stop on purpose).")
+    var allowShortSilence = false
 
     func validate() throws {
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4…31") }
@@ -86,6 +89,9 @@ struct Serve: AsyncParsableCommand {
                               ("--sentinel-outbox-age", sentinelOutboxAge), ("--sentinel-clock-offset", sentinelClockOffset),
                               ("--sentinel-sweep-interval", sentinelSweepInterval)] {
             guard value.isFinite, value >= 1, value <= 7 * 86400 else { throw ValidationError("\(flag) must be 1…604800 seconds") }
+        }
+        guard allowShortSilence || sentinelSilentAfter >= SentinelHeartbeat.shortestSilence else {
+            throw ValidationError("--sentinel-silent-after \(sentinelSilentAfter.formatted()) is shorter than a healthy sentinel's gaps between heartbeats (once a minute, up to 66 s apart): it would turn silent and back between two of them, with a mail each way; give at least \(Int(SentinelHeartbeat.shortestSilence)) seconds")
         }
         guard sentinelAlertAfter.isFinite, (0...10080).contains(sentinelAlertAfter) else { throw ValidationError("--sentinel-alert-after must be 0…10080 minutes") }
         if !operatorEmail.isEmpty, smtpURL == nil { throw ValidationError("--operator-email needs --smtp-url: the alerts are mailed") }

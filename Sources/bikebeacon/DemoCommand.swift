@@ -78,7 +78,7 @@ struct DemoCommand: AsyncParsableCommand {
         let mail = try await MailCatcher()
         let server = try LocalServer(binary: binary, directory: directory, options: [
             "--smtp-url", mail.smtpURL, "--mail-from", "bikebeacon demo <demo@example.org>", "--operator-email", Self.operatorEmail,
-            "--sentinel-silent-after", String(Self.silentAfter), "--sentinel-alert-after", "0", "--sentinel-sweep-interval", "1",
+            "--sentinel-silent-after", String(Self.silentAfter), "--allow-short-silence", "--sentinel-alert-after", "0", "--sentinel-sweep-interval", "1",
         ])
         let sentinelToken = try LocalServer.enrolSentinel(binary: binary, database: server.database, name: Self.place.name,
                                                          latitude: Self.place.latitude, longitude: Self.place.longitude)

@@ -37,7 +37,7 @@ public struct HeartbeatInputs: Sendable, Equatable {
 public struct HeartbeatMeter: Sendable {
     /// The sentinel heartbeats once a minute; its list refresh (jittered ±10 %) carries it, so a
     /// refresh a little early still does.
-    public static let interval: Double = 60
+    public static let interval = SentinelHeartbeat.interval
     public static let minimumGap: Double = 50
 
     private var lastBeatAt: Double?
