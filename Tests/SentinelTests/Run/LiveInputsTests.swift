@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test func ticksComeBetweenTheBatches() async throws {
-        let inputs = try await withThrowingTaskGroup(of: Void.self) { group in
+        let inputs = await withThrowingTaskGroup(of: Void.self) { group in
             let stream = LiveInputs.stream(from: Burst(batches: 0), tick: .milliseconds(20), group: &group, logger: LogLines().logger())
             var ticks = 0
             for await input in stream {
