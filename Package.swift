@@ -65,6 +65,8 @@ let package = Package(
         .target(name: "Registry", dependencies: ["Beacon"]),
         .target(name: "Tracking", dependencies: ["Beacon", "Proximity", "Regions", "Registry"]),
         .target(name: "Analysis", dependencies: ["Beacon", "Proximity", "Regions"]),
+        // Where a tag is from several receivers' RSSI: fixes with radii that hold.
+        .target(name: "Locating"),
         .target(
             name: "Owners",
             dependencies: [
@@ -164,13 +166,13 @@ let package = Package(
         // Benchmarks and the anchor methods they compare against (never linked into a shipped binary).
         .target(
             name: "Benchmarks",
-            dependencies: ["Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Captures", "HCI"]
+            dependencies: ["Beacon", "Proximity", "Regions", "Registry", "Tracking", "Scanning", "Captures", "HCI", "Locating"]
         ),
         .executableTarget(
             name: "bikebeacon-bench",
             dependencies: [
                 "Beacon", "Proximity", "Registry", "Scanning", "Captures", "Benchmarks", "Sentinel", "Server", "BikebeaconAPI",
-                "LocalServer", "Owners", "ServerClient", "GPSD",
+                "LocalServer", "Owners", "ServerClient", "GPSD", "Locating",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -185,7 +187,7 @@ let package = Package(
             name: "bikebeacon",
             dependencies: [
                 "Beacon", "Proximity", "Regions", "Registry", "Scanning", "Captures", "HCI", "Tracking", "Analysis", "Sentinel",
-                "Owners", "ServerClient", "BikebeaconAPI", "LocalServer", "Durable", "CMalloc", "Console",
+                "Owners", "ServerClient", "BikebeaconAPI", "LocalServer", "Durable", "CMalloc", "Console", "Locating",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -282,6 +284,7 @@ let package = Package(
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ]
         ),
+        .testTarget(name: "LocatingTests", dependencies: ["Locating", "Benchmarks", "TestSupport", "bikebeacon"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "Beacon", "Scanning", "Owners"]),
         .testTarget(name: "SubprocessesTests", dependencies: ["Subprocesses"]),
         .testTarget(name: "StrictYAMLTests", dependencies: ["StrictYAML", "TestSupport", .product(name: "Yams", package: "Yams")]),

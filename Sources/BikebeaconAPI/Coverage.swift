@@ -11,15 +11,23 @@ public struct BikeCoverage: Codable, Sendable, Equatable {
     public var missingSince: String?
     /// How many of `sentinels` are listening now.
     public var listening: Int
-    /// Public sentinels within `radiusMetres` of `place`, nearest first.
+    /// Public sentinels within `radiusMetres` of `place` whose hosts put them on the coverage map, nearest first.
     public var sentinels: [CoverageSentinel]
+    /// Other public sentinels within `radiusMetres`: their hosts did not opt in to the map, so they are only counted,
+    /// never named or placed.
+    public var unnamed: Int
+    /// How many of `unnamed` are listening now.
+    public var unnamedListening: Int
 
-    public init(place: CoveragePlace?, radiusMetres: Int, missingSince: String?, listening: Int, sentinels: [CoverageSentinel]) {
+    public init(place: CoveragePlace?, radiusMetres: Int, missingSince: String?, listening: Int, sentinels: [CoverageSentinel],
+                unnamed: Int = 0, unnamedListening: Int = 0) {
         self.place = place
         self.radiusMetres = radiusMetres
         self.missingSince = missingSince
         self.listening = listening
         self.sentinels = sentinels
+        self.unnamed = unnamed
+        self.unnamedListening = unnamedListening
     }
 }
 

@@ -81,9 +81,14 @@ public enum HeartbeatLimits {
 
     /// The name of the first field out of range, with why; nil when the heartbeat is well formed.
     public static func violation(in beat: SentinelHeartbeat) -> (field: String, problem: String)? {
-        func text(_ value: String?, _ name: String, empty: Bool = true) -> (String, String)? {
+        /// `machine` fields (version, backend) also refuse what a terminal would act on (`TerminalText`); free text
+        /// (lastError) is kept and shown escaped.
+        func text(_ value: String?, _ name: String, empty: Bool = true, machine: Bool = false) -> (String, String)? {
             guard let value else { return nil }
             if !empty, value.isEmpty { return (name, "must not be empty") }
+            if machine, let unsafe = TerminalText.firstUnsafe(in: value) {
+                return (name, "holds a control or bidi character (\(TerminalText.name(unsafe))); send plain text")
+            }
             return value.count > maxText ? (name, "is longer than \(maxText) characters") : nil
         }
         func seconds(_ value: Double?, _ name: String, limit: Double = maxSeconds, signed: Bool = false) -> (String, String)? {
@@ -99,7 +104,8 @@ public enum HeartbeatLimits {
             return Timestamp.parse(value) == nil ? (name, "must be an RFC 3339 date-time") : nil
         }
         let checks: [(String, String)?] = [
-            text(beat.version, "version", empty: false), text(beat.backend, "backend", empty: false), text(beat.lastError, "lastError"),
+            text(beat.version, "version", empty: false, machine: true), text(beat.backend, "backend", empty: false, machine: true),
+            text(beat.lastError, "lastError"),
             seconds(beat.uptimeSeconds, "uptimeSeconds"), seconds(beat.intervalSeconds, "intervalSeconds"),
             seconds(beat.lastReportAgeSeconds, "lastReportAgeSeconds"), seconds(beat.outboxOldestAgeSeconds, "outboxOldestAgeSeconds"),
             seconds(beat.clockOffsetSeconds, "clockOffsetSeconds", limit: maxClockOffset, signed: true),

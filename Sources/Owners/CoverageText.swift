@@ -12,18 +12,25 @@ public enum CoverageText {
         }
         let radius = distance(coverage.radiusMetres)
         let count = coverage.sentinels.count
-        guard count > 0 else { return ["No public sentinel within \(radius) of the last place: not being heard there says little."] }
-        let listening = if count == 1 {
-            coverage.listening > 0 ? "listening" : "not listening"
-        } else {
-            "\(coverage.listening == 0 ? "none" : coverage.listening == count ? "all" : String(coverage.listening)) of them listening"
+        // Sentinels whose hosts did not opt in to the coverage map are only counted, never named.
+        let unnamed = coverage.unnamed > 0
+            ? ["\(coverage.unnamed) more not on the coverage map (\(listening(coverage.unnamedListening, of: coverage.unnamed)))."] : []
+        guard count > 0 else {
+            guard unnamed.isEmpty else { return ["Within \(radius) of the last place: no sentinel on the coverage map."] + unnamed }
+            return ["No public sentinel within \(radius) of the last place: not being heard there says little."]
         }
-        var lines = ["Within \(radius) of the last place: \(count) public sentinel\(count == 1 ? "" : "s"), \(listening) now."]
+        var lines = ["Within \(radius) of the last place: \(count) public sentinel\(count == 1 ? "" : "s"), \(listening(coverage.listening, of: count)) now."]
         for sentinel in coverage.sentinels where !sentinel.notListening.isEmpty {
             lines.append("\(sentinel.name): not listening \(sentinel.notListening.map(gap).joined(separator: ", ")).")
         }
         if coverage.missingSince != nil, lines.count == 1 { lines.append("All of them listened while the bike was missing.") }
-        return lines
+        return lines + unnamed
+    }
+
+    /// "listening" for one, "2 of them listening" for several.
+    static func listening(_ listening: Int, of count: Int) -> String {
+        if count == 1 { return listening > 0 ? "listening" : "not listening" }
+        return "\(listening == 0 ? "none" : listening == count ? "all" : String(listening)) of them listening"
     }
 
     /// "03:41:05–03:41:12 UTC", the end's date only when it is another day; "since …" while it lasts.

@@ -43,9 +43,8 @@ public struct ServerOptions: Sendable {
     /// Finders' messages to one tag's owner, and reports of one tag, from anyone: a few a day, so that nobody
     /// can flood an owner (or the operator) through one tag.
     public var foundTagPerTagLimit = RateLimit(perSecond: 3.0 / 86_400, burst: 3)
-    /// Believe `X-Forwarded-For` from any peer, for a reverse proxy on another host (`serve --trust-proxy`);
-    /// it is always believed from loopback. See `ClientAddress`.
-    public var trustProxy = false
+    /// The reverse proxies whose `X-Forwarded-For` is believed (`serve --trusted-proxy`); none by default. See `ClientAddress`.
+    public var trustedProxies = TrustedProxies.none
     /// Missing-list versions of change log kept for deltas; older `since` values get the full list.
     public var deltaRetention: Int64
     public var webhookBackoff: Backoff

@@ -20,6 +20,7 @@ struct BikebeaconBench: AsyncParsableCommand {
             CitySeedCommand.self,
             BareHTTPCommand.self,
             MissingListApplyCommand.self,
+            LocateBenchCommand.self,
         ]
     )
 }

@@ -27,8 +27,9 @@ struct Serve: AsyncParsableCommand {
     var newTagHold: Double = 24
     @Option(help: "Sign-ups per client address per hour (shared by every server on the database); raise it for a registration event.")
     var signupsPerHour: Double = 10
-    @Flag(help: "The reverse proxy runs on another host: believe its X-Forwarded-For (a proxy on loopback is always believed).")
-    var trustProxy = false
+    @Option(help: ArgumentHelp("A reverse proxy whose X-Forwarded-For (the client's address) is believed: an address or CIDR block, IPv4 or IPv6 (repeatable, or comma-separated; e.g. 127.0.0.1,::1 for one on this host). None by default.", valueName: "address[/bits]"))
+    var trustedProxy: [String] = []
+    @Flag(help: .hidden) var trustProxy = false
     @Option(help: "Minutes between notifications per bike and place; later events in the window are summarised.")
     var notifyInterval: Double = 30
     @Flag(help: "Let webhooks and push endpoints be loopback or private addresses, and push endpoints plain http (tests, development).")
@@ -78,6 +79,10 @@ struct Serve: AsyncParsableCommand {
         guard idleTimeout >= 1, idleTimeout <= 3600 else { throw ValidationError("--idle-timeout must be 1…3600 seconds") }
         guard sentinelRate > 0 else { throw ValidationError("--sentinel-rate must be positive") }
         guard bikesPerAccount > 0 else { throw ValidationError("--bikes-per-account must be at least 1") }
+        if trustProxy {
+            throw ValidationError("--trust-proxy is gone: it believed X-Forwarded-For from every peer. Name the proxies instead: --trusted-proxy ADDRESS[/BITS] (e.g. --trusted-proxy 10.0.0.5, or --trusted-proxy 127.0.0.1,::1 for one on this host)")
+        }
+        _ = try trustedProxies()
         guard (1...365).contains(missingDays) else { throw ValidationError("--missing-days must be 1…365") }
         guard newTagHold.isFinite, (0...720).contains(newTagHold) else { throw ValidationError("--new-tag-hold must be 0…720 hours (0 turns it off)") }
         guard signupsPerHour >= 1, signupsPerHour <= 1_000_000 else { throw ValidationError("--signups-per-hour must be 1…1000000") }
@@ -140,13 +145,13 @@ struct Serve: AsyncParsableCommand {
             logger.warning("--new-tag-hold 0: a tag registered a minute ago can be marked missing without a police report; keep the hold on a public server")
         }
         options.signupLimit = .perHour(signupsPerHour)
-        options.trustProxy = trustProxy
+        options.trustedProxies = try trustedProxies()
         options.metricsHost = metricsHost
         options.metricsPort = metricsPort
         options.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
         options.publicURL = try checkedPublicURL()
         if options.publicURL == nil {
-            logger.warning("no --public-url: share links and report QR codes start with what the reverse proxy on loopback (or --trust-proxy) says, else http://\(host):\(port); set --public-url to the address owners use")
+            logger.warning("no --public-url: share links and report QR codes start with what a --trusted-proxy says, else http://\(host):\(port); set --public-url to the address owners use")
         }
         if let mail = options.mail {
             logger.info("email enabled", metadata: ["smtp": "\(mail.smtp)", "from": "\(mail.from.address)", "links": "\(mail.publicURL)"])
@@ -199,6 +204,15 @@ extension Serve {
         let link = try checkedPublicURL() ?? "http://\(host):\(port)"
         var tls = TLSConfiguration.makeClientConfiguration()
         if let smtpCAFile {
+    /// The `--trusted-proxy` blocks, checked.
+    func trustedProxies() throws -> TrustedProxies {
+        do {
+            return try TrustedProxies(parsing: trustedProxy)
+        } catch {
+            throw ValidationError("--trusted-proxy \(error.description)")
+        }
+    }
+
             do {
                 tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(smtpCAFile))
             } catch {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BikebeaconAPI
 import Server
 
 struct Sightings: AsyncParsableCommand {
@@ -15,7 +16,8 @@ struct Sightings: AsyncParsableCommand {
             guard let found = try await database.with({ try await SightingLookup(database: $0).find(id: reference) }) else {
                 throw ValidationError("no sighting with the reference '\(reference)'; copy it whole from the theft report's Place column")
             }
-            print(found.report)
+            // The sentinel's name and the bike's are stored text: shown escaped, line by line (`TerminalText`).
+            print(found.report.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalText.escaped(String($0)) }.joined(separator: "\n"))
         }
     }
 }

@@ -14,6 +14,7 @@ struct Bikebeacon: AsyncParsableCommand {
             DecodeCommand.self,
             AnalyzeCommand.self,
             CalibrateCommand.self,
+            LocateCommand.self,
             ReplayCommand.self,
             RecordCommand.self,
             ScanCommand.self,

@@ -18,7 +18,7 @@ struct EnrollCommand: AsyncParsableCommand {
         """
     )
 
-    @Argument(help: "The enrolment URL `sentinels add --public-url` printed (https://server/enrol/CODE), or the server's address.")
+    @Argument(help: "The enrolment URL `sentinels add --public-url` printed (https://server/enrol#CODE), or the server's address.")
     var server: String
 
     @Argument(help: "The enrolment code, when the first argument is only the server's address.")

@@ -74,8 +74,8 @@ import Testing
     }
 
     @Test func clientAddressIsThePeerOrWhatOurProxyAppended() {
-        func key(_ peer: String?, _ forwarded: [String] = [], trust: Bool = false) -> String {
-            ClientAddress.key(peer: peer, forwardedFor: forwarded, trustProxy: trust)
+        func key(_ peer: String?, _ forwarded: [String] = [], trusted: TrustedProxies = .loopback) -> String {
+            ClientAddress.key(peer: peer, forwardedFor: forwarded, trusted: trusted)
         }
         #expect(key("198.51.100.7") == "198.51.100.7")
         #expect(key("::ffff:198.51.100.7") == "198.51.100.7")
@@ -83,10 +83,14 @@ import Testing
         #expect(key("2001:db8:1:2::1") == "2001:db8:1:2::/64")
         #expect(key("2001:DB8:1:2:ffff:ffff:ffff:ffff") == "2001:db8:1:2::/64")
         #expect(key("2001:db8:1:3::1") == "2001:db8:1:3::/64")
-        // From a remote peer the header is the client's own word, unless the operator says a proxy is there.
+        // From a peer not named as a proxy the header is the client's own word, unless the operator names it.
         #expect(key("192.0.2.10", ["198.51.100.7"]) == "192.0.2.10")
-        #expect(key("192.0.2.10", ["198.51.100.7"], trust: true) == "198.51.100.7")
-        // From loopback (a local proxy) it is believed; only the last entry, the one the proxy appended, counts.
+        #expect(key("192.0.2.10", ["198.51.100.7"], trusted: TrustedProxies(ranges: [TrustedProxies.Range(bytes: [192, 0, 2, 0], prefixLength: 24)]))
+                == "198.51.100.7")
+        // Loopback too is believed only when named: by default (no --trusted-proxy) a local forwarder's clients choose nothing.
+        #expect(key("127.0.0.1", ["198.51.100.7"], trusted: .none) == "127.0.0.1")
+        #expect(key("::1", ["198.51.100.7"], trusted: .none) == "::/64")
+        // From a named proxy (here loopback) only the last entry, the one the proxy appended, counts.
         #expect(key("127.0.0.1", ["203.0.113.1, 198.51.100.7"]) == "198.51.100.7")
         #expect(key("::1", ["203.0.113.1", "2001:db8::5"]) == "2001:db8::/64")
         #expect(key("127.0.0.1") == "127.0.0.1")

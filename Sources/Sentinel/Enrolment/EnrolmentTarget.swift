@@ -1,5 +1,6 @@
 /// Which server `bikebeacon enroll` asks and with which code: from the URL `sentinels add --public-url`
-/// printed (`https://server/enrol/CODE`), or a server address and the code apart. Pure.
+/// prints (`https://server/enrol#CODE`; `https://server/enrol/CODE` from older servers), or a server address and
+/// the code apart. Pure.
 public struct EnrolmentTarget: Sendable, Equatable {
     /// The server's base URL, without a trailing slash: what the sentinel's config gets.
     public var serverURL: String
@@ -18,13 +19,19 @@ public struct EnrolmentTarget: Sendable, Equatable {
         guard let schemeEnd = text.firstRange(of: "://"), ["http", "https"].contains(text[..<schemeEnd.lowerBound].lowercased()) else {
             throw .badTarget("'\(argument)' is not an http or https URL")
         }
-        guard !text.contains(where: { $0.isWhitespace || "\"\\#?".contains($0) }) else {
-            throw .badTarget("'\(argument)' is not a plain URL (no spaces, quotes, '?' or '#')")
+        // The code after `/enrol#` (the fragment, which no browser sends) is cut off before the URL is checked.
+        var carried: String?
+        if let marker = text.ranges(of: "/enrol#").last, marker.lowerBound > schemeEnd.upperBound {
+            carried = String(text[marker.upperBound...])
+            text = String(text[..<marker.lowerBound])
         }
+        guard !text.contains(where: { $0.isWhitespace || "\"\\#?".contains($0) }), carried?.contains(where: { $0.isWhitespace || "\"\\#?/".contains($0) }) != true else {
+            throw .badTarget("'\(argument)' is not a plain URL (no spaces, quotes, '?' or '#' but the one before the code)")
+        }
+        if carried?.isEmpty == true { carried = nil }
         // Counted, not indexed: `text` is cut below.
         let schemeLength = text.distance(from: text.startIndex, to: schemeEnd.upperBound)
-        var carried: String?
-        if let marker = text.ranges(of: "/enrol/").last, marker.lowerBound > schemeEnd.upperBound {
+        if carried == nil, let marker = text.ranges(of: "/enrol/").last, marker.lowerBound > schemeEnd.upperBound {
             let tail = trimmed(String(text[marker.upperBound...])) { $0 == "/" }
             if !tail.isEmpty, !tail.contains("/") {
                 carried = tail
@@ -42,7 +49,7 @@ public struct EnrolmentTarget: Sendable, Equatable {
         case let (nil, given?) where !given.isEmpty:
             return EnrolmentTarget(serverURL: text, code: given)
         default:
-            throw .badTarget("no enrolment code: give `bikebeacon enroll \(text) CODE`, or the URL with /enrol/CODE that `sentinels add --public-url` printed")
+            throw .badTarget("no enrolment code: give `bikebeacon enroll \(text) CODE`, or the URL with /enrol#CODE that `sentinels add --public-url` printed")
         }
     }
 

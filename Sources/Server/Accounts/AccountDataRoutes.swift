@@ -5,12 +5,18 @@ import SQLKit
 /// An owner's data rights: take everything away (export) and leave (delete the account).
 enum AccountDataRoutes {
     static func add(to callers: RouterGroup<AppContext>, state: ServerState) {
-        callers.get("/v1/account/export") { _, context in
+        callers.get("/v1/account/export") { request, context in
             let owner = try context.owner()
             let export = try await AccountData(database: state.database).export(
                 accountID: owner.accountID, now: state.now,
                 pushSubscriptions: try await PushRoutes.subscriptions(accountID: owner.accountID, state: state),
                 sessions: try await SessionRoutes.live(for: owner, state: state))
+            // The export carries every sighting's place: a read of each bike it has any of (`ReadLog`).
+            let client = AccountRoutes.client(of: request, context: context, state: state)
+            for bikeID in Set(export.sightings.map(\.bikeId)).sorted() {
+                try await state.readLog.record(bikeID: bikeID, owner: owner.accountID, reader: .account(owner.accountID), route: .export,
+                                               client: client, now: state.now)
+            }
             return try JSONResponse.make(export, headers: [.contentDisposition: "attachment; filename=\"bikebeacon-account.json\""])
         }
 

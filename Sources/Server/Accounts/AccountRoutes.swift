@@ -118,7 +118,7 @@ enum AccountRoutes {
     /// Whom per-client limits count this request against (see `ClientAddress`).
     static func client(of request: Request, context: AppContext, state: ServerState) -> String {
         ClientAddress.key(peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[values: .xForwardedFor],
-                          trustProxy: state.options.trustProxy)
+                          trusted: state.options.trustedProxies)
     }
 
     /// The logged-in owner's password, asked again before deleting the account or changing the password; counted like a
@@ -132,8 +132,13 @@ enum AccountRoutes {
         try await state.logins.succeeded(attempt)
     }
 
+    /// The address as stored: trimmed, lower-case. A control or bidi character is refused (the operator's `reads`
+    /// and `abuse` print addresses, and a terminal would obey it).
     static func normalised(email: String) throws(APIError) -> String {
         let email = email.trimmingCharacters(in: .whitespaces).lowercased()
+        if let unsafe = TerminalText.firstUnsafe(in: email) {
+            throw .invalid("'email' holds a control or bidi character (\(TerminalText.name(unsafe))); type the address as plain text")
+        }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
               !email.contains(where: { $0.isWhitespace })

@@ -55,6 +55,9 @@ enum BikeRoutes {
             let reference = try NewTagHold.reference(body?.policeReference)
             guard let bike = try await state.bikes.setMissing(id: id, owner: owner, missing: true, policeReference: reference, now: state.now)
             else { throw APIError.bikeNotFound }
+            if reference != nil, let passed = try await MissingReports.passedHold(bikeID: id, database: state.database) {
+                await PoliceReferenceNotice.tell(state: state, bikeID: id, ownerID: owner, report: passed)
+            }
             return try JSONResponse.make(bike)
         }
 
@@ -67,10 +70,16 @@ enum BikeRoutes {
         }
 
         let coverage = CoverageStore(database: state.database)
-        router.get("/v1/bikes/{id}/coverage") { _, context in
+        router.get("/v1/bikes/{id}/coverage") { request, context in
             let owner = try context.owner().accountID
-            guard let found = try await coverage.coverage(bikeID: try bikeID(context), owner: owner, audience: .owner, now: state.now)
+            let id = try bikeID(context)
+            guard let found = try await coverage.coverage(bikeID: id, owner: owner, audience: .owner, now: state.now)
             else { throw APIError.bikeNotFound }
+            // It carries the bike's newest place: a read (`ReadLog`).
+            if found.place != nil {
+                try await state.readLog.record(bikeID: id, owner: owner, reader: .account(owner), route: .coverage,
+                                               client: AccountRoutes.client(of: request, context: context, state: state), now: state.now)
+            }
             return try JSONResponse.make(found, headers: [.cacheControl: "no-store"])
         }
 

@@ -110,10 +110,12 @@ struct BikeStore: Sendable {
             if missing, bike.underReview == true { throw AbuseStore.underReview }
             if missing {
                 let tagSince = try await beaconSince(id: id, in: db) ?? now
-                if !bike.missing, policeReference == nil, let end = newTagHold.end(tagSince: tagSince, now: now) {
+                let held = !bike.missing && newTagHold.end(tagSince: tagSince, now: now) != nil
+                if held, policeReference == nil, let end = newTagHold.end(tagSince: tagSince, now: now) {
                     throw newTagHold.refusal(tagSince: tagSince, until: end)
                 }
-                try await MissingReports.record(bike: bike, owner: owner, tagSince: tagSince, policeReference: policeReference, now: now, in: db)
+                try await MissingReports.record(bike: bike, owner: owner, tagSince: tagSince, policeReference: policeReference,
+                                                passedHold: held, now: now, in: db)
             }
             let until: Int64? = missing ? missingPeriod.end(from: now) : nil
             guard bike.missing != missing else {

@@ -7,16 +7,31 @@ import SQLKit
 /// (`bikebeacon-server reads`). Kept apart from `bikes`, so deleting the bike does not delete it;
 /// pruned after `ReadLog.retention`, except those of a bike still missing (the reference that put it there).
 enum MissingReports {
-    static func record(bike: Bike, owner: String, tagSince: Int64, policeReference: String?, now: Int64,
+    /// `passedHold`: the reference let a tag under the new-tag hold onto the list (`reads` marks it; the operator is mailed).
+    static func record(bike: Bike, owner: String, tagSince: Int64, policeReference: String?, passedHold: Bool = false, now: Int64,
                        in db: any SQLDatabase) async throws {
         try await db.raw("""
-            INSERT INTO missing_reports (id, bike_id, owner_id, beacon, beacon_since_ms, police_reference, time_ms)
+            INSERT INTO missing_reports (id, bike_id, owner_id, beacon, beacon_since_ms, police_reference, time_ms, passed_hold)
             VALUES (\(bind: Tokens.id()), \(bind: bike.id), \(bind: owner), \(bind: bike.beacon.description), \(bind: tagSince),
-              \(bind: policeReference), \(bind: now))
+              \(bind: policeReference), \(bind: now), \(bind: passedHold ? 1 : 0))
             """).run()
         try await db.raw("""
             DELETE FROM missing_reports WHERE time_ms < \(bind: now - ReadLog.retention)
               AND bike_id NOT IN (SELECT id FROM bikes WHERE missing_since_ms IS NOT NULL)
             """).run()
+    }
+
+    /// The bike's latest report, when it let a tag under the new-tag hold onto the list (`PoliceReferenceNotice`).
+    static func passedHold(bikeID: String, database: Database) async throws -> ReadLogExport.Report? {
+        try await database.withSession { db in
+            guard let row = try await db.raw("""
+                SELECT bike_id, beacon, beacon_since_ms, police_reference, time_ms, passed_hold FROM missing_reports
+                WHERE bike_id = \(bind: bikeID) ORDER BY time_ms DESC, id DESC LIMIT 1
+                """).first(), try row.decode(column: "passed_hold", as: Int.self) != 0 else { return nil }
+            return ReadLogExport.Report(bikeID: bikeID, time: try row.decode(column: "time_ms", as: Int64.self),
+                                        tag: try row.decode(column: "beacon", as: String.self),
+                                        tagSince: try row.decode(column: "beacon_since_ms", as: Int64.self),
+                                        policeReference: try row.decode(column: "police_reference", as: String?.self), passedHold: true)
+        }
     }
 }

@@ -46,15 +46,23 @@ public struct NewTagHold: Sendable, Equatable {
     /// The longest reference taken; a police report number is far shorter.
     static let maxReferenceLength = 100
 
-    /// The reference as stored: trimmed, nil when absent or blank. Refuses control characters (they would
-    /// garble the operator's terminal and CSV) and overlong text.
+    /// The shortest reference taken: a police report's number has a few characters, one a digit at least.
+    static let minReferenceLength = 4
+
+    /// The reference as stored: trimmed, nil when absent or blank. Refuses control and bidi characters (they would
+    /// garble the operator's terminal and CSV), overlong text, and what is no report's number (`x`, `none`, `-`):
+    /// fewer than 4 characters or no digit (#43).
     static func reference(_ text: String?) throws(APIError) -> String? {
         guard let trimmed = text?.trimmingCharacters(in: .whitespaces), !trimmed.isEmpty else { return nil }
         guard trimmed.count <= maxReferenceLength else {
             throw .invalid("'policeReference' is longer than \(maxReferenceLength) characters")
         }
-        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard TerminalText.firstUnsafe(in: trimmed) == nil else {
             throw .invalid("'policeReference' holds a control character (a line break or tab); give the reference on one line")
+        }
+        guard trimmed.count >= minReferenceLength, trimmed.unicodeScalars.contains(where: { $0.properties.numericType == .decimal }) else {
+            throw .invalid("'policeReference' does not look like a police report's reference: give the number on the report "
+                + "(at least \(minReferenceLength) characters, with a digit)")
         }
         return trimmed
     }

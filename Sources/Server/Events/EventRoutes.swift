@@ -38,7 +38,7 @@ enum EventRoutes {
             }
             // What the open stream keeps, and no more: the whole `ServerState` in its closure cost 1.2 KB a stream.
             let stream = EventStream(owner: owner, database: state.database, sessions: state.sessions, policy: state.options.sessions,
-                                     clock: state.options.now, memoryTrim: state.memoryTrim, start: start)
+                                     clock: state.options.now, memoryTrim: state.memoryTrim, start: start, client: client)
             let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in try await stream.run(&writer) })
         }

@@ -16,6 +16,8 @@ struct EventStream: Sendable {
     let memoryTrim: MemoryTrim
     /// The last event sent: the stream goes on after it.
     let start: Int64
+    /// The client's address, for the read log: each sighting the stream delivers is a read of its bike's place.
+    let client: String
 
     private var signal: EventSignal { database.events }
     private var channel: EventSignal.Channel { .account(owner.accountID) }
@@ -73,8 +75,23 @@ struct EventStream: Sendable {
                 try await writer.write(ByteBuffer(string: "id: \(event.id)\nevent: \(event.kind)\ndata: \(event.payload)\n\n"))
                 lastID = event.id
             }
+            try await logReads(of: page)
         } while page.count == 100
         return lastID
+    }
+
+    /// Logs a read of each bike whose sighting the page delivered (`ReadLog`), whatever the stream was opened for: a
+    /// stream opened before the bike was marked missing carries its sightings too.
+    @inline(never)
+    private func logReads(of page: [StoredEvent]) async throws {
+        let bikes = Set(page.compactMap(\.sightingBikeID))
+        guard !bikes.isEmpty else { return }
+        try await inChildTask { [owner, database, client, clock] in
+            let log = ReadLog(database: database)
+            for bike in bikes.sorted() {
+                try await log.record(bikeID: bike, owner: owner.accountID, reader: .account(owner.accountID), route: .events, client: client, now: clock())
+            }
+        }
     }
 
     @inline(never)

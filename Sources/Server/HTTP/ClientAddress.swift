@@ -10,16 +10,16 @@ import HTTPTypes
 ///
 /// Behind a reverse proxy every connection comes from the proxy, so the client is the last address of
 /// `X-Forwarded-For`: the one our proxy appended. Entries left of it are whatever the client sent and prove
-/// nothing. The header is believed from a loopback peer (the packaged server listens on loopback behind a
-/// local proxy) or, with `trustProxy`, from any peer; otherwise it is the client's own word and ignored.
+/// nothing. The header is believed only from a peer the operator named (`TrustedProxies`, `serve --trusted-proxy`;
+/// the packaged unit names loopback); from any other peer it is the client's own word and ignored.
 /// An IPv6 client counts per /64, the block one home or phone is given, so walking through a prefix's
 /// addresses does not multiply the allowance.
 enum ClientAddress {
     /// A stable key for the client: `203.0.113.7`, `2001:db8:1:2::/64`, or `unknown` when neither the
     /// peer nor a believed header is an IP address (a Unix socket, an in-process request).
-    static func key(peer: String?, forwardedFor: [String], trustProxy: Bool) -> String {
+    static func key(peer: String?, forwardedFor: [String], trusted: TrustedProxies) -> String {
         let peerBytes = peer.flatMap(bytes(ip:))
-        if trustProxy || peerBytes.map(isLoopback) == true,
+        if trusted.believes(peer: peer),
            let last = forwardedFor.last?.split(separator: ",").last,
            let client = bytes(ip: last.trimmingCharacters(in: .whitespaces)) {
             return key(client)
@@ -38,10 +38,6 @@ enum ClientAddress {
         // ::ffff:a.b.c.d is that IPv4 client, as a dual-stack socket reports it.
         if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff { return Array(bytes[12...]) }
         return bytes
-    }
-
-    static func isLoopback(_ bytes: [UInt8]) -> Bool {
-        bytes.count == 4 ? bytes[0] == 127 : bytes == [UInt8](repeating: 0, count: 15) + [1]
     }
 
     private static func key(_ bytes: [UInt8]) -> String {

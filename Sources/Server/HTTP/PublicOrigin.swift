@@ -2,8 +2,8 @@ import HTTPTypes
 import Hummingbird
 
 /// Where people outside reach this server, for links handed out (share links, the report's QR code):
-/// `serve --public-url` when set (also without email). Otherwise only a trusted reverse proxy (one on
-/// loopback, or any with `--trust-proxy`, as `ClientAddress` believes) may say it: the Host it passes
+/// `serve --public-url` when set (also without email). Otherwise only a trusted reverse proxy (one named by
+/// `--trusted-proxy`, as `ClientAddress` believes) may say it: the Host it passes
 /// and `X-Forwarded-Proto: https`. A client reaching the server directly gets the listen address: its
 /// own Host header is its word, and a link built from it could point anywhere.
 enum PublicOrigin {
@@ -11,14 +11,13 @@ enum PublicOrigin {
         of(configured: state.options.publicURL ?? state.options.mail?.publicURL, peer: context.remoteAddress?.ipAddress,
            host: request.head.authority ?? request.headers[HTTPField.Name("Host")!],
            forwardedProto: request.headers[HTTPField.Name("X-Forwarded-Proto")!],
-           trustProxy: state.options.trustProxy, listen: "\(state.options.host):\(state.options.port)")
+           trusted: state.options.trustedProxies, listen: "\(state.options.host):\(state.options.port)")
     }
 
     /// Pure: the origin from the configuration and what the connection says.
-    static func of(configured: String?, peer: String?, host: String?, forwardedProto: String?, trustProxy: Bool, listen: String) -> String {
+    static func of(configured: String?, peer: String?, host: String?, forwardedProto: String?, trusted: TrustedProxies, listen: String) -> String {
         if let configured { return configured }
-        let trusted = trustProxy || peer.flatMap(ClientAddress.bytes(ip:)).map(ClientAddress.isLoopback) == true
-        guard trusted, let host, isHost(host) else { return "http://\(listen)" }
+        guard trusted.believes(peer: peer), let host, isHost(host) else { return "http://\(listen)" }
         return "\(forwardedProto?.lowercased() == "https" ? "https" : "http")://\(host)"
     }
 

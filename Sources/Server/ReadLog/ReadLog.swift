@@ -1,8 +1,9 @@
 import SQLKit
 
-/// Who read a bike's sightings, when, by which route and from which client address (#35): the owner's
-/// API, dashboard and exports, the live event stream (each missing bike when it opens), a share link's
-/// page and API, the theft report. For the operator's abuse
+/// Who read a bike's sightings, when, by which route and from which client address (#35, #43): the owner's
+/// API, dashboard and exports, the account export, the bike's coverage (it carries the newest place), the live
+/// event stream (each missing bike when it opens, and each sighting it delivers), a share link's page and API,
+/// the theft report. For the operator's abuse
 /// cases (`bikebeacon-server reads`): a tag hidden on a person is followed by reading its sightings.
 ///
 /// At most one row per bike, reader and route in each minute (`bucket`), so a dashboard polling every
@@ -37,6 +38,8 @@ struct ReadLog: Sendable {
         case sharePage = "GET /s/{token}"
         case shared = "GET /v1/shared/{token}"
         case events = "GET /v1/events"
+        case coverage = "GET /v1/bikes/{id}/coverage"
+        case export = "GET /v1/account/export"
     }
 
     /// Logs one read, unless this reader already read this bike by this route in the same minute.

@@ -23,6 +23,8 @@ public struct ReadLogExport: Sendable, Equatable {
         public var tag: String
         public var tagSince: Int64
         public var policeReference: String?
+        /// The reference let a tag under the new-tag hold onto the list: the owner's word alone, to be checked.
+        public var passedHold = false
     }
 
     public struct Read: Sendable, Equatable {
@@ -52,13 +54,14 @@ public struct ReadLogExport: Sendable, Equatable {
             let key = account ?? subject
             let match: SQLQueryString = "(bike_id = \(bind: key) OR owner_id = \(bind: key))"
             let reports = try await db.raw("""
-                SELECT bike_id, beacon, beacon_since_ms, police_reference, time_ms FROM missing_reports
+                SELECT bike_id, beacon, beacon_since_ms, police_reference, time_ms, passed_hold FROM missing_reports
                 WHERE \(match) AND time_ms >= \(bind: since) ORDER BY time_ms, id
                 """).all().map { row in
                 Report(bikeID: try row.decode(column: "bike_id", as: String.self), time: try row.decode(column: "time_ms", as: Int64.self),
                        tag: try row.decode(column: "beacon", as: String.self),
                        tagSince: try row.decode(column: "beacon_since_ms", as: Int64.self),
-                       policeReference: try row.decode(column: "police_reference", as: String?.self))
+                       policeReference: try row.decode(column: "police_reference", as: String?.self),
+                       passedHold: try row.decode(column: "passed_hold", as: Int.self) != 0)
             }
             // Reports before `since` still say which reference covered the first reads.
             let allReports = try await db.raw("""
@@ -111,31 +114,30 @@ public struct ReadLogExport: Sendable, Equatable {
 
     static func time(_ ms: Int64) -> String { Timestamp.format(milliseconds: ms) }
 
-    /// Owner-typed text (a bike's name, a share link's label) with its control characters shown as U+FFFD,
+    /// Stored text (a bike's name, a share link's label, an address) as the terminal may show it (`TerminalText`),
     /// so an escape sequence in a name cannot rewrite the operator's terminal.
-    static func printable(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? "\u{FFFD}" : $0 }))
-    }
+    static func printable(_ text: String) -> String { TerminalText.escaped(text) }
 
-    /// For the terminal: each bike with its missing reports, then every read. Owner-typed text is `printable`.
+    /// For the terminal: each bike with its missing reports, then every read. Stored text is `printable`.
     public var text: String {
         var lines: [String] = []
         for bike in bikes {
             if let name = bike.name, let tag = bike.tag {
-                lines.append("bike \(bike.id) \"\(Self.printable(name))\" of \(bike.owner), tag \(tag) on it since \(bike.tagSince.map(Self.time) ?? "unknown")"
+                lines.append("bike \(bike.id) \"\(Self.printable(name))\" of \(Self.printable(bike.owner)), tag \(tag) on it since \(bike.tagSince.map(Self.time) ?? "unknown")"
                     + (bike.missingSince.map { ", missing since \(Self.time($0))" + (bike.missingUntil.map { " until \(Self.time($0))" } ?? "") } ?? ", not missing"))
             } else {
-                lines.append("bike \(bike.id) (deleted; of \(bike.owner))")
+                lines.append("bike \(Self.printable(bike.id)) (deleted; of \(Self.printable(bike.owner)))")
             }
             for report in reports where report.bikeID == bike.id {
                 let held = Double(report.time - report.tagSince) / Double(NewTagHold.hour)
                 lines.append("  marked missing \(Self.time(report.time)), tag \(report.tag) on the bike for \(String(format: "%.1f", held)) h: "
-                    + (report.policeReference.map { "police reference \"\($0)\"" } ?? "no police reference"))
+                    + (report.policeReference.map { "police reference \"\(Self.printable($0))\"" } ?? "no police reference")
+                    + (report.passedHold ? " [PASSED THE NEW-TAG HOLD on this reference alone: check it with the police]" : ""))
             }
         }
         lines.append("reads of sightings (\(reads.count); at most one per reader, bike and route a minute):")
         for read in reads {
-            lines.append("  \(Self.time(read.time))  bike \(read.bikeID)  \(read.route)  \(Self.printable(read.reader))  from \(read.client)")
+            lines.append("  \(Self.time(read.time))  bike \(Self.printable(read.bikeID))  \(read.route)  \(Self.printable(read.reader))  from \(Self.printable(read.client))")
         }
         return lines.joined(separator: "\n")
     }

@@ -3,8 +3,9 @@ import SQLKit
 
 /// An owner's coverage view of one bike (`BikeCoverage`): the public sentinels around the place it
 /// was last heard, whether they listen now, and when they did not while it was missing. Home
-/// sentinels are never read here, so no name or place of one can leak through this view; the
-/// place itself is the last sighting as the reader may see it (`SightingPrivacy`).
+/// sentinels are never read here, so no name or place of one can leak through this view; a public one
+/// is named (with its distance and gaps) only if its host opted in to the coverage map, and otherwise only
+/// counted (#43). The place itself is the last sighting as the reader may see it (`SightingPrivacy`).
 struct CoverageStore: Sendable {
     let database: Database
 
@@ -26,9 +27,15 @@ struct CoverageStore: Sendable {
             let place = CoveragePlace(latitude: latitude, longitude: longitude, accuracy: last.accuracy, time: last.time, sentinel: last.sentinel)
             var sentinels: [(distance: Double, entry: CoverageSentinel)] = []
             for near in try await Self.publicSentinels(around: latitude, longitude, in: db) {
+            var unnamed = 0, unnamedListening = 0
                 let distance = SentinelCoverage.metres(latitude: latitude, longitude: longitude, to: near.latitude, near.longitude)
                 guard distance <= SentinelCoverage.radiusMetres else { continue }
                 var gaps: [SentinelCoverage.Gap] = []
+                guard near.onMap else {
+                    unnamed += 1
+                    if near.state == .listening { unnamedListening += 1 }
+                    continue
+                }
                 if let missingSince {
                     let start = max(missingSince, near.created)
                     gaps = SentinelCoverage.gaps(transitions: try await Self.transitions(near.id, from: start, to: now, in: db),
@@ -41,7 +48,8 @@ struct CoverageStore: Sendable {
             }
             let nearestFirst = sentinels.sorted { ($0.distance, $0.entry.name) < ($1.distance, $1.entry.name) }.map(\.entry)
             return BikeCoverage(place: place, radiusMetres: empty.radiusMetres, missingSince: empty.missingSince,
-                                listening: nearestFirst.filter { $0.state == SentinelState.listening.rawValue }.count, sentinels: nearestFirst)
+                                listening: nearestFirst.filter { $0.state == SentinelState.listening.rawValue }.count, sentinels: nearestFirst,
+                                unnamed: unnamed, unnamedListening: unnamedListening)
         }
     }
 
@@ -53,12 +61,14 @@ struct CoverageStore: Sendable {
         var created: Int64
         var state: SentinelState
     }
+        /// Its host agreed to the coverage map: it may be named.
+        var onMap: Bool
 
-    /// Enrolled public sentinels at a fixed place inside the box around the point, with their recorded state.
+    /// Enrolled public sentinels at a fixed place inside the box around the point, with their recorded state and opt-in.
     private static func publicSentinels(around latitude: Double, _ longitude: Double, in db: any SQLDatabase) async throws -> [Near] {
         let box = SentinelCoverage.box(latitude: latitude, longitude: longitude, metres: SentinelCoverage.radiusMetres)
         let rows = try await db.raw("""
-            SELECT s.id, s.name, s.latitude, s.longitude, s.created_ms, h.state FROM sentinels s
+            SELECT s.id, s.name, s.latitude, s.longitude, s.created_ms, s.on_coverage_map, h.state FROM sentinels s
             LEFT JOIN sentinel_health h ON h.sentinel_id = s.id
             WHERE s.revoked_ms IS NULL AND s.home = 0 AND s.owner_id IS NULL AND s.roaming = 0
               AND s.latitude BETWEEN \(bind: box.latitude.lowerBound) AND \(bind: box.latitude.upperBound)
@@ -71,7 +81,8 @@ struct CoverageStore: Sendable {
             return Near(id: try row.decode(column: "id", as: String.self), name: try row.decode(column: "name", as: String.self),
                         latitude: try row.decode(column: "latitude", as: Double.self),
                         longitude: try row.decode(column: "longitude", as: Double.self),
-                        created: try row.decode(column: "created_ms", as: Int64.self), state: state)
+                        created: try row.decode(column: "created_ms", as: Int64.self), state: state,
+                        onMap: try row.decode(column: "on_coverage_map", as: Int.self) != 0)
         }
     }
 

@@ -10,15 +10,25 @@ enum CoverageSummary {
         }
         let radius = coverage.radiusMetres >= 1000 ? "\(Self.number(Double(coverage.radiusMetres) / 1000)) km" : "\(coverage.radiusMetres) m"
         let count = coverage.sentinels.count
-        guard count > 0 else { return "No public sentinel within \(radius) of the last place: not being heard there says little." }
-        let listening = count == 1 ? (coverage.listening > 0 ? "listening" : "not listening")
-            : "\(coverage.listening == 0 ? "none" : coverage.listening == count ? "all" : "\(coverage.listening)") of them listening"
-        var sentences = ["Within \(radius) of the last place: \(count) public sentinel\(count == 1 ? "" : "s"), \(listening) now."]
+        let unnamed = coverage.unnamed > 0
+            ? " \(coverage.unnamed) more not on the coverage map (\(Self.listening(coverage.unnamedListening, of: coverage.unnamed)))." : ""
+        guard count > 0 else {
+            guard coverage.unnamed > 0 else { return "No public sentinel within \(radius) of the last place: not being heard there says little." }
+            return "Within \(radius) of the last place: no sentinel on the coverage map;" + unnamed
+        }
+        var sentences = ["Within \(radius) of the last place: \(count) public sentinel\(count == 1 ? "" : "s"), \(Self.listening(coverage.listening, of: count)) now."
+            + unnamed]
         for sentinel in coverage.sentinels where !sentinel.notListening.isEmpty {
             sentences.append("\(sentinel.name): not listening \(sentinel.notListening.map(gap).joined(separator: ", ")).")
         }
         if coverage.missingSince != nil, sentences.count == 1 { sentences.append("All of them listened while the bike was missing.") }
         return sentences.joined(separator: " ")
+    }
+
+    /// "listening" for one, "2 of them listening" for several.
+    static func listening(_ listening: Int, of count: Int) -> String {
+        count == 1 ? (listening > 0 ? "listening" : "not listening")
+            : "\(listening == 0 ? "none" : listening == count ? "all" : "\(listening)") of them listening"
     }
 
     /// "2026-11-21 21:05–23:40", the end's date only when it is another day; "since …" while it lasts.

@@ -3,9 +3,11 @@ import BikebeaconAPI
 /// What `sentinels add` and `sentinels rotate` print about a new enrolment code: the code, the
 /// command to run on the Pi and, with the server's public URL, that command's URL as a QR code.
 public enum EnrolmentNotice {
-    /// The URL `bikebeacon enroll` takes: the server's address, `/enrol/`, the code.
+    /// The URL `bikebeacon enroll` takes: the server's address, `/enrol#`, the code. The code is the fragment, which no
+    /// browser sends: a phone that scans the QR code asks for `/enrol` only, so the live code reaches no proxy's log,
+    /// and the page (`EnrolmentPage`) drops it from the browser's history (#43).
     public static func url(publicURL: String, code: String) -> String {
-        (publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL) + "/enrol/" + code
+        (publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL) + "/enrol#" + code
     }
 
     /// The lines to print; the QR code drawn by libqrencode when it can be loaded.

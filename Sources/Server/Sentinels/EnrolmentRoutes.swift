@@ -1,16 +1,28 @@
 import BikebeaconAPI
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// `POST /v1/sentinel/enrol`: a sentinel being set up (`bikebeacon enroll`) exchanges its one-time
 /// code for its token. No token yet, so the attempts count against the client's address.
+///
+/// `GET /enrol`: where the enrolment QR code (`EnrolmentNotice.url`, `/enrol#CODE`) leads a phone that scans it. The
+/// code is the fragment, which no browser sends; the page (enrol.html) shows the command for the Pi. The old
+/// `/enrol/CODE` answers the same fixed page, which neither echoes nor uses the code (#43).
 enum EnrolmentRoutes {
     static let limiterPrefix = "enrol:"
 
     static func add(to router: Router<AppContext>, state: ServerState) {
+        let page = DashboardRoutes.load()["enrol.html"]
+        let headers: HTTPFields = {
+            var fields = DashboardRoutes.securityHeaders(tiles: state.options.mapTiles)
+            fields[.cacheControl] = "no-store"
+            return fields
+        }()
+        router.get("/enrol") { _, _ in try DashboardRoutes.response(page, headers: headers) }
+        router.get("/enrol/{code}") { _, _ in try DashboardRoutes.response(page, headers: headers) }
         router.post("/v1/sentinel/enrol") { request, context in
-            let client = ClientAddress.key(peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[values: .xForwardedFor],
-                                           trustProxy: state.options.trustProxy)
+            let client = AccountRoutes.client(of: request, context: context, state: state)
             let now = state.now
             let limiter = RateLimiter(database: state.database, limit: state.options.enrolLimit)
             try await limiter.forgetRefilled(prefix: limiterPrefix, now: now)

@@ -2,7 +2,8 @@ import Foundation
 import BikebeaconAPI
 
 /// The operator's view of sentinel health, as `sentinels list` and `sentinels show` print it.
-/// Pure: the rows and `now` in, lines out.
+/// Pure: the rows and `now` in, lines out. What a sentinel sent (its version, backend, last error) is shown
+/// escaped (`TerminalText`): a broken sentinel must not redraw itself as "listening, no errors".
 public enum SentinelHealthReport {
     public static let listHeader = "name\tlatitude\tlongitude\tstatus\tstate\tsince\theartbeat\tversion\treports/min\toutbox\tclock\treason"
 
@@ -13,27 +14,27 @@ public enum SentinelHealthReport {
         let status = sentinel.revokedMilliseconds == nil ? "active" : "revoked"
         guard let health else {
             let (state, reason) = sentinel.revokedMilliseconds == nil ? ("silent", "no heartbeat yet") : ("retired", "revoked by the operator")
-            return "\(sentinel.name)\t\(place)\t\(status)\t\(state)\t-\tnever\t-\t-\t-\t-\t\(reason)"
+            return "\(TerminalText.escaped(sentinel.name))\t\(place)\t\(status)\t\(state)\t-\tnever\t-\t-\t-\t-\t\(reason)"
         }
-        let beat = health.heartbeat
+        let beat = health.heartbeat.escaped
         let perMinute = beat.intervalSeconds > 0 ? Int((Double(beat.reports) * 60 / beat.intervalSeconds).rounded()) : beat.reports
         let outbox = "\(beat.outboxDepth)" + (beat.outboxOldestAgeSeconds.map { " (oldest \(Duration.words(seconds: $0)))" } ?? "")
         let clock = beat.clockOffsetSeconds.map { String(format: "%+.0f s", $0) } ?? "-"
-        return [sentinel.name, place, status, health.state.rawValue, Timestamp.format(milliseconds: health.stateMilliseconds),
+        return [TerminalText.escaped(sentinel.name), place, status, health.state.rawValue, Timestamp.format(milliseconds: health.stateMilliseconds),
                 ago(health.receivedMilliseconds, now: now), beat.version, "\(perMinute)", outbox, clock,
-                health.reason.isEmpty ? "-" : health.reason].joined(separator: "\t")
+                health.reason.isEmpty ? "-" : TerminalText.escaped(health.reason)].joined(separator: "\t")
     }
 
     /// `sentinels show NAME`: the sentinel, its last heartbeat field by field, and its last transitions (newest first).
     public static func show(_ sentinel: Sentinel, _ health: SentinelHealthRecord?, transitions: [SentinelTransition], now: Int64) -> [String] {
-        var lines = ["sentinel \(sentinel.name) (\(sentinel.id))",
+        var lines = ["sentinel \(TerminalText.escaped(sentinel.name)) (\(sentinel.id))",
                      sentinel.latitude.flatMap { latitude in sentinel.longitude.map { "place: \(latitude), \($0)" } } ?? "place: roaming",
                      kind(sentinel)]
         if let health {
-            let beat = health.heartbeat
+            let beat = health.heartbeat.escaped
             lines += [
                 "state: \(health.state.rawValue) since \(Timestamp.format(milliseconds: health.stateMilliseconds))"
-                    + (health.reason.isEmpty ? "" : " (\(health.reason))"),
+                    + (health.reason.isEmpty ? "" : " (\(TerminalText.escaped(health.reason)))"),
                 "last heartbeat: \(ago(health.receivedMilliseconds, now: now))",
                 "version \(beat.version), up \(Duration.words(seconds: beat.uptimeSeconds)), backend \(beat.backend)",
                 "adapter: \(word(beat.adapterPresent, "present", "missing")), \(word(beat.adapterPowered, "powered", "off")), "
@@ -53,7 +54,7 @@ public enum SentinelHealthReport {
         lines.append("transitions (newest first):")
         lines += transitions.isEmpty ? ["  none"] : transitions.map { transition in
             "  \(Timestamp.format(milliseconds: transition.atMilliseconds))\t\(transition.from?.rawValue ?? "-") -> \(transition.to.rawValue)"
-                + (transition.reason.isEmpty ? "" : "\t\(transition.reason)")
+                + (transition.reason.isEmpty ? "" : "\t\(TerminalText.escaped(transition.reason))")
         }
         return lines
     }
@@ -67,4 +68,17 @@ public enum SentinelHealthReport {
     static func ago(_ milliseconds: Int64, now: Int64) -> String { "\(Duration.words(seconds: Double(now - milliseconds) / 1000)) ago" }
 
     static func word(_ value: Bool?, _ yes: String, _ no: String) -> String { value.map { $0 ? yes : no } ?? "unknown" }
+}
+
+extension SentinelHeartbeat {
+    /// The heartbeat with every text a sentinel wrote `TerminalText.escaped`, for printing.
+    var escaped: SentinelHeartbeat {
+        var beat = self
+        beat.version = TerminalText.escaped(version)
+        beat.backend = TerminalText.escaped(backend)
+        beat.lastError = lastError.map(TerminalText.escaped)
+        beat.lastErrorAt = lastErrorAt.map(TerminalText.escaped)
+        beat.lastDeliveryAt = lastDeliveryAt.map(TerminalText.escaped)
+        return beat
+    }
 }

@@ -7,6 +7,12 @@ import TestSupport
 /// `bikebeacon enroll`'s decisions, apart from its I/O.
 struct EnrolmentPlanTests {
     @Test func theURLCarriesServerAndCode() throws {
+        // The code in the fragment (#43: no browser sends it), as `sentinels add --public-url` prints it now.
+        #expect(try EnrolmentTarget.parse("https://bikes.example.org/enrol#K7QP-3MXD-9RTA-WZ4E-HN2B", code: nil)
+                == EnrolmentTarget(serverURL: "https://bikes.example.org", code: "K7QP-3MXD-9RTA-WZ4E-HN2B"))
+        #expect(try EnrolmentTarget.parse("http://10.0.0.2:8080/bikes/enrol#K7QP-3MXD", code: "k7qp3mxd")
+                == EnrolmentTarget(serverURL: "http://10.0.0.2:8080/bikes", code: "K7QP-3MXD"))
+        // The path form older servers printed.
         #expect(try EnrolmentTarget.parse("https://bikes.example.org/enrol/K7QP-3MXD-9RTA-WZ4E-HN2B", code: nil)
                 == EnrolmentTarget(serverURL: "https://bikes.example.org", code: "K7QP-3MXD-9RTA-WZ4E-HN2B"))
         // Behind a path prefix, with a trailing slash, and the code repeated the same.
@@ -18,10 +24,13 @@ struct EnrolmentPlanTests {
 
     @Test func aTargetWithoutServerOrCodeIsRefusedWithWhatToGive() {
         for (argument, code) in [("https://bikes.example.org", nil), ("", "K7QP"), ("ftp://bikes.example.org", "K7QP"),
-                                 ("https://bikes.example.org/enrol/AAAA", "BBBB"), ("https://", "K7QP"), ("https://a b", "K7QP")] as [(String, String?)] {
+                                 ("https://bikes.example.org/enrol/AAAA", "BBBB"), ("https://", "K7QP"), ("https://a b", "K7QP"),
+                                 ("https://bikes.example.org/enrol#AAAA", "BBBB"), ("https://bikes.example.org/enrol#", nil),
+                                 ("https://bikes.example.org/x#y/enrol#AAAA", nil), ("https://bikes.example.org/enrol#AA/BB", nil),
+                                 ("https://bikes.example.org/#AAAA", nil)] as [(String, String?)] {
             #expect(throws: EnrolmentError.self, "\(argument) \(code ?? "-")") { try EnrolmentTarget.parse(argument, code: code) }
         }
-        #expect(throws: EnrolmentError.badTarget("no enrolment code: give `bikebeacon enroll https://bikes.example.org CODE`, or the URL with /enrol/CODE that `sentinels add --public-url` printed")) {
+        #expect(throws: EnrolmentError.badTarget("no enrolment code: give `bikebeacon enroll https://bikes.example.org CODE`, or the URL with /enrol#CODE that `sentinels add --public-url` printed")) {
             try EnrolmentTarget.parse("https://bikes.example.org", code: nil)
         }
     }

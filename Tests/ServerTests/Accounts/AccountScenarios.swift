@@ -54,10 +54,10 @@ enum AccountScenarios {
         let clock = PushScenarios.Clock()
         let harness = try await Harness.make(backend, options: Harness.testOptions {
             $0.signupLimit = RateLimit(perSecond: 1.0 / 600, burst: 2)
-            $0.trustProxy = true
             $0.now = clock.read
         })
-        try await harness.run { client in
+        // Over a socket from loopback, where the test options' trusted proxy is: X-Forwarded-For names each client.
+        try await harness.run(.live) { client in
             var serial = 0
             func signUp(from address: String, email: String? = nil) async throws -> TestResponse {
                 serial += 1
@@ -80,7 +80,7 @@ enum AccountScenarios {
             #expect(try await signUp(from: "2001:db8:1:3::1").status == .created)
             // Every replica on the database draws from the same bucket.
             let replica = try await BikebeaconServer.makeApplication(database: harness.database, options: harness.options, logger: Harness.logger)
-            try await replica.test(.router) { inner in
+            try await replica.test(.live) { inner in
                 expectError(try await Client(inner: inner).send(.post, "/v1/accounts", json: ["email": "eve@example.org", "password": "correct horse battery"],
                                                                 headers: [.xForwardedFor: "198.51.100.7"]), .tooManyRequests, "rate_limited")
             }

@@ -17,7 +17,7 @@ import TestSupport
         let codeLine = try #require(added.lines.first { $0.hasPrefix("its enrolment code (works once, until ") })
         let code = try #require(codeLine.split(separator: " ").last.map(String.init))
         #expect(code.range(of: "^[0-9A-Z]{4}(-[0-9A-Z]{4}){4}$", options: .regularExpression) != nil)
-        #expect(added.lines.contains("on the sentinel run: sudo bikebeacon enroll https://bikes.example.org/enrol/\(code)"))
+        #expect(added.lines.contains("on the sentinel run: sudo bikebeacon enroll https://bikes.example.org/enrol#\(code)"))
         // libqrencode is installed here: the QR code, square, in half blocks.
         let qr = added.lines.filter { $0.allSatisfy { "█▀▄ ".contains($0) } }
         #expect(qr.count >= 13 && Set(qr.map(\.count)).count == 1 && qr[0].count > 2 * qr.count - 3, "\(added.stdout)")
@@ -27,7 +27,7 @@ import TestSupport
         #expect(!bare.stdout.contains("█"))
 
         let rotated = try await run("bikebeacon-server", ["sentinels", "rotate", "Bus 12", "--public-url", "http://10.0.0.2:8080"] + database)
-        #expect(rotated.status == 0 && rotated.stdout.contains("sudo bikebeacon enroll http://10.0.0.2:8080/enrol/"), "\(rotated.stderr)")
+        #expect(rotated.status == 0 && rotated.stdout.contains("sudo bikebeacon enroll http://10.0.0.2:8080/enrol#"), "\(rotated.stderr)")
         #expect(try #require(rotated.lines.last).hasPrefix("bbs_"))
 
         let badURL = try await run("bikebeacon-server", ["sentinels", "add", "--name", "x", "--roaming", "--public-url", "bikes.example.org"] + database)

@@ -79,7 +79,7 @@ enum ReadLogScenarios {
             let database = ["--database", Self.commandLine(harness.database.url)]
             let text = try await run("bikebeacon-server", ["reads", "ann@example.org"] + database)
             #expect(text.status == 0, "\(text.stderr)")
-            #expect(text.stdout.contains("bike \(bike.id) \"Commuter\u{FFFD}[2J\" of ann@example.org") && text.stdout.contains("police reference \"PR-77\"")
+            #expect(text.stdout.contains("bike \(bike.id) \"Commuter\\u{1B}[2J\" of ann@example.org") && text.stdout.contains("police reference \"PR-77\"")
                 && !text.stdout.contains("\u{1B}"), "\(text.stdout)")
             #expect(text.stdout.contains("GET /v1/shared/{token}  \(shareReader)  from 203.0.113.7"), "\(text.stdout)")
             let csv = try await run("bikebeacon-server", ["reads", bike.id, "--csv", "--since", Timestamp.format(milliseconds: later)] + database)

@@ -6,7 +6,7 @@ import Testing
 
 /// Coverage for owners (#34, goal 5): around the place a missing bike was last heard, how many
 /// public sentinels listen now, and when each was not listening while the bike was missing;
-/// home sentinels never appear, far and retired ones do not count.
+/// home sentinels never appear, far and retired ones do not count, and those not on the coverage map are only counted.
 enum CoverageScenarios {
     static let minute: Int64 = 60_000
     /// Cafe Rosa's place; the others are placed around it.
@@ -32,6 +32,8 @@ enum CoverageScenarios {
         try await sentinels.revoke(name: "Old Mill", now: clock.read())
         // A roaming sentinel has no place of its own.
         _ = try await sentinels.add(name: "Bus line 12", latitude: nil, longitude: nil, now: Fixture.enrolled)
+        // Their hosts opted in to the coverage map: named (#43; one that did not is only counted, below).
+        for name in ["Cafe Rosa", "Station", "Far Away Farm", "Corner Shop"] { try await sentinels.setCoverageMap(name: name, on: true) }
 
         try await harness.run { client in
             let ann = try await client.owner("ann@example.org")
@@ -126,11 +128,23 @@ enum CoverageScenarios {
 
             // A public sentinel that never sent a heartbeat counts as silent since the bike went missing.
             _ = try await harness.sentinel("Bakery", latitude: rosa.latitude, longitude: rosa.longitude + 0.01)
+            try await sentinels.setCoverageMap(name: "Bakery", on: true)
             let withBakery = try await coverage()
             #expect(withBakery.listening == 2)
             #expect(withBakery.sentinels.last == CoverageSentinel(name: "Bakery", distanceMetres: 680, state: "silent", notListening: [
                 CoverageGap(from: Timestamp.format(milliseconds: missingSince), until: nil, state: "silent"),
             ]))
+
+            // A public sentinel whose host did not opt in to the coverage map is counted, never named or placed (#43).
+            _ = try await harness.sentinel("Hidden Yard", latitude: rosa.latitude - 0.0027, longitude: rosa.longitude)
+            let counted = try await client.send(.get, "/v1/bikes/\(bike.id)/coverage", token: ann)
+            #expect(!String(buffer: counted.body).contains("Hidden Yard"))
+            let withUnnamed = try client.decode(BikeCoverage.self, counted)
+            #expect(withUnnamed.sentinels == withBakery.sentinels && withUnnamed.unnamed == 1 && withUnnamed.unnamedListening == 0
+                && withUnnamed.listening == withBakery.listening, "\(withUnnamed)")
+            let unnamedReport = String(buffer: try await client.send(.get, "/v1/bikes/\(bike.id)/report", token: ann).body)
+            #expect(unnamedReport.contains("1 more not on the coverage map (not listening).") && !unnamedReport.contains("Hidden Yard"),
+                    "\(unnamedReport)")
 
             // Last heard by Bob's home sentinel: Ann sees "a private sentinel" on its ~500 m grid, and
             // the sentinels around that point; Bob's is still not among them.

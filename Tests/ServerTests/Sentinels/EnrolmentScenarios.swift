@@ -49,22 +49,22 @@ struct EnrolmentTests {
     @Test func noticeWithAndWithoutPublicURL() throws {
         let expires: Int64 = 1_795_086_400_000
         let withURL = EnrolmentNotice.text(code: "K7QP-3MXD-9RTA-WZ4E-HN2B", expiresMilliseconds: expires, publicURL: "https://bikes.example.org/") {
-            #expect($0 == "https://bikes.example.org/enrol/K7QP-3MXD-9RTA-WZ4E-HN2B")
+            #expect($0 == "https://bikes.example.org/enrol#K7QP-3MXD-9RTA-WZ4E-HN2B")
             return .success(QRMatrix(size: 1, modules: [true]))
         }
-        #expect(withURL.contains("sudo bikebeacon enroll https://bikes.example.org/enrol/K7QP-3MXD-9RTA-WZ4E-HN2B"))
+        #expect(withURL.contains("sudo bikebeacon enroll https://bikes.example.org/enrol#K7QP-3MXD-9RTA-WZ4E-HN2B"))
         #expect(withURL.contains("until 2026-11-19T11:06:40.000Z"))
         #expect(withURL.hasSuffix("█████\n██▄██\n▀▀▀▀▀"))
         let missing = EnrolmentNotice.text(code: "K7QP", expiresMilliseconds: expires, publicURL: "https://b.example") { _ in .failure(.unavailable("libqrencode.so.4: cannot open shared object file")) }
         #expect(missing.contains("(no QR code: the QR code library is missing (libqrencode.so.4: cannot open shared object file): install Debian's libqrencode4; the URL above carries the same)"))
-        #expect(missing.contains("sudo bikebeacon enroll https://b.example/enrol/K7QP"))
+        #expect(missing.contains("sudo bikebeacon enroll https://b.example/enrol#K7QP"))
         let noURL = EnrolmentNotice.text(code: "K7QP", expiresMilliseconds: expires, publicURL: nil) { _ in Issue.record("no URL, no QR"); return .failure(.encoding("")) }
         #expect(noURL.contains("sudo bikebeacon enroll SERVER_URL K7QP") && noURL.contains("--public-url"))
     }
 
     /// The real libqrencode (Debian's libqrencode4, which the server already loads for the theft report).
     @Test func realQRCodeForAnEnrolmentURL() throws {
-        let matrix = try QREncoder.encode("https://bikes.example.org/enrol/K7QP-3MXD-9RTA-WZ4E-HN2B")
+        let matrix = try QREncoder.encode("https://bikes.example.org/enrol#K7QP-3MXD-9RTA-WZ4E-HN2B")
         let lines = matrix.halfBlocks().split(separator: "\n")
         #expect(lines.count == (matrix.size + 4 + 1) / 2)
         #expect(lines.allSatisfy { $0.count == matrix.size + 4 })

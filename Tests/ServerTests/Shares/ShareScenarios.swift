@@ -137,10 +137,10 @@ enum ShareScenarios {
 
 /// Where links point: `--public-url` first; else only a trusted proxy's Host and X-Forwarded-Proto.
 @Suite struct PublicOriginTests {
-    @Test func linksStartWithTheConfiguredURLOrWhatATrustedProxySays() {
+    @Test func linksStartWithTheConfiguredURLOrWhatATrustedProxySays() throws {
         let listen = "127.0.0.1:8080"
-        func origin(_ configured: String?, peer: String?, host: String?, proto: String?, trustProxy: Bool = false) -> String {
-            PublicOrigin.of(configured: configured, peer: peer, host: host, forwardedProto: proto, trustProxy: trustProxy, listen: listen)
+        func origin(_ configured: String?, peer: String?, host: String?, proto: String?, trusted: TrustedProxies = .loopback) -> String {
+            PublicOrigin.of(configured: configured, peer: peer, host: host, forwardedProto: proto, trusted: trusted, listen: listen)
         }
         #expect(origin("https://bikes.example.org", peer: "203.0.113.9", host: "evil.example", proto: "http") == "https://bikes.example.org")
         // The packaged proxy on loopback says https: links are https.
@@ -149,8 +149,11 @@ enum ShareScenarios {
         // A client straight on the port: neither its Host nor its X-Forwarded-Proto is believed.
         #expect(origin(nil, peer: "203.0.113.9", host: "evil.example", proto: "https") == "http://127.0.0.1:8080")
         #expect(origin(nil, peer: nil, host: "evil.example", proto: "https") == "http://127.0.0.1:8080")
-        // A proxy on another host, with --trust-proxy.
-        #expect(origin(nil, peer: "10.0.0.2", host: "bikes.example.org", proto: "https", trustProxy: true) == "https://bikes.example.org")
+        // A proxy on another host, named by --trusted-proxy; without any, not even loopback is believed.
+        let remote = try TrustedProxies(parsing: ["10.0.0.0/24"])
+        #expect(origin(nil, peer: "10.0.0.2", host: "bikes.example.org", proto: "https", trusted: remote) == "https://bikes.example.org")
+        #expect(origin(nil, peer: "127.0.0.1", host: "bikes.example.org", proto: "https", trusted: remote) == "http://127.0.0.1:8080")
+        #expect(origin(nil, peer: "127.0.0.1", host: "bikes.example.org", proto: "https", trusted: .none) == "http://127.0.0.1:8080")
         // A Host that would break out of the URL's authority is not used.
         #expect(origin(nil, peer: "127.0.0.1", host: "evil.example/@x", proto: "https") == "http://127.0.0.1:8080")
     }

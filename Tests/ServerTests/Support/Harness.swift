@@ -40,6 +40,8 @@ struct Harness: Sendable {
         options.signupLimit = RateLimit(perSecond: 1000, burst: 1000)
         // Scenarios mark bikes missing right after registering them; the hold on new tags has its own (`NewTagHoldScenarios`).
         options.newTagHold = NewTagHold(hours: 0)
+        // As the packaged unit: a proxy on loopback is believed (a `.live` client connects from there).
+        options.trustedProxies = .loopback
         change(&options)
         return options
     }

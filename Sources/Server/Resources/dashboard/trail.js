@@ -73,10 +73,15 @@ function coverageText(coverage) {
   if (!coverage.place) return "Coverage: no sentinel has heard this bike at a known place yet, so there is no place to say who listens around.";
   const radius = coverage.radiusMetres >= 1000 ? `${coverage.radiusMetres / 1000} km` : `${coverage.radiusMetres} m`;
   const count = coverage.sentinels.length;
-  if (count === 0) return `No public sentinel within ${radius} of the last place: not being heard there says little.`;
-  const listening = count === 1 ? (coverage.listening ? "listening" : "not listening")
-    : `${coverage.listening === 0 ? "none" : coverage.listening === count ? "all" : coverage.listening} of them listening`;
-  const sentences = [`Within ${radius} of the last place: ${count} public sentinel${count === 1 ? "" : "s"}, ${listening} now.`];
+  const hearing = (listening, of) => of === 1 ? (listening ? "listening" : "not listening")
+    : `${listening === 0 ? "none" : listening === of ? "all" : listening} of them listening`;
+  // Sentinels whose hosts did not opt in to the coverage map are only counted, never named (#43).
+  const unnamed = coverage.unnamed > 0 ? ` ${coverage.unnamed} more not on the coverage map (${hearing(coverage.unnamedListening, coverage.unnamed)}).` : "";
+  if (count === 0) {
+    return coverage.unnamed > 0 ? `Within ${radius} of the last place: no sentinel on the coverage map;${unnamed}`
+      : `No public sentinel within ${radius} of the last place: not being heard there says little.`;
+  }
+  const sentences = [`Within ${radius} of the last place: ${count} public sentinel${count === 1 ? "" : "s"}, ${hearing(coverage.listening, count)} now.${unnamed}`];
   for (const s of coverage.sentinels) {
     if (s.notListening.length) sentences.push(`${s.name}: not listening ${s.notListening.map(gapText).join(", ")}.`);
   }

@@ -1,0 +1,171 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Locating
+import Proximity
+
+/// Leave one track out on philotuxo: for each track, every constant (each receiver's path-loss
+/// model, the locator's prior and smoothing, the radius scales) is chosen on the other tracks
+/// alone, then the locator and the anchors are scored on the track held out, all on the same fixes.
+public enum LocateBench {
+    /// Errors of one method on a set of fixes.
+    public struct Score: Sendable {
+        public var fixes: Int
+        public var median: Double
+        public var p90: Double
+        /// Share of fixes whose truth lies within radius50 / radius90; nil for methods with no radius.
+        public var inside50: Double?
+        public var inside90: Double?
+        public var medianRadius90: Double?
+
+        init(errors: [Double], radii: [(r50: Double, r90: Double)]? = nil) {
+            let sorted = errors.sorted()
+            fixes = errors.count
+            median = sorted.isEmpty ? .nan : RSSISummary.quantile(sorted, 0.5)
+            p90 = sorted.isEmpty ? .nan : RSSISummary.quantile(sorted, 0.9)
+            if let radii, !errors.isEmpty {
+                inside50 = Double(zip(errors, radii).filter { $0 <= $1.r50 }.count) / Double(errors.count)
+                inside90 = Double(zip(errors, radii).filter { $0 <= $1.r90 }.count) / Double(errors.count)
+                medianRadius90 = RSSISummary.quantile(radii.map(\.r90).sorted(), 0.5)
+            }
+        }
+    }
+
+    public struct TrackResult: Sendable {
+        public var track: String
+        public var chosen: LocatorConfiguration
+        /// "ours" first, then the anchors in `LocateAnchor.allCases` order.
+        public var scores: [Score]
+        var errors: [[Double]]
+        var radii: [(r50: Double, r90: Double)]
+    }
+
+    public struct Result: Sendable {
+        public var tracks: [TrackResult]
+        public var all: [Score]
+        /// CPU seconds per estimate, same order as the scores.
+        public var secondsPerEstimate: [Double]
+        public static let methods = ["ours"] + LocateAnchor.allCases.map(\.rawValue)
+    }
+
+    /// The locator settings each fold chooses among: how hard the prior holds and how much the point is smoothed.
+    public static let candidates: [(priorSpread: Double, smoothing: Double)] =
+        [3.0, 4.0, 6.0].flatMap { prior in [0.5, 0.7, 1.0].map { (prior, $0) } }
+
+    public static func run(_ data: PhilotuxoPositions, base: LocatorConfiguration = .init()) -> Result {
+        var results: [TrackResult] = []
+        var cpu = [Double](repeating: 0, count: Result.methods.count), estimates = 0
+        for heldOut in data.tracks.indices {
+            let training = data.tracks.indices.filter { $0 != heldOut }.map { data.tracks[$0] }
+            let receivers = calibratedReceivers(data.sensors, on: training)
+            // The candidate with the lowest mean of per-track median errors on the training tracks.
+            let scored = candidates.map { candidate -> (LocatorConfiguration, Double) in
+                var configuration = base
+                configuration.priorSpread = candidate.priorSpread
+                configuration.smoothing = candidate.smoothing
+                let medians = training.map { Score(errors: runOurs(receivers, configuration, $0).errors).median }
+                return (configuration, medians.reduce(0, +) / Double(medians.count))
+            }
+            var chosen = scored.min { $0.1 < $1.1 }?.0 ?? base
+            // Radius scales: the 50 % and 90 % quantiles of error ÷ spread on the training tracks.
+            chosen.radius50Scale = 1
+            chosen.radius90Scale = 1
+            let ratios = training.flatMap { track in
+                let run = runOurs(receivers, chosen, track)
+                return zip(run.errors, run.radii).map { $0 / $1.r50 }
+            }.sorted()
+            chosen.radius50Scale = RSSISummary.quantile(ratios, 0.5)
+            chosen.radius90Scale = RSSISummary.quantile(ratios, 0.9)
+
+            let track = data.tracks[heldOut]
+            let before = cpuSeconds()
+            let ours = runOurs(receivers, chosen, track)
+            cpu[0] += cpuSeconds() - before
+            var errors = [ours.errors]
+            let groups = anchorInput(receivers, chosen, track, sensors: data.sensors)
+            let bounds = box(data.sensors)
+            for (m, anchor) in LocateAnchor.allCases.enumerated() {
+                let start = cpuSeconds()
+                let points = groups.map { anchor.locate($0.nodes, bounds: bounds) }
+                cpu[m + 1] += cpuSeconds() - start
+                errors.append(zip(points, groups).map { $0.distance(to: $1.truth) })
+            }
+            estimates += groups.count
+            results.append(TrackResult(
+                track: track.name, chosen: chosen,
+                scores: [Score(errors: ours.errors, radii: ours.radii)] + errors.dropFirst().map { Score(errors: $0) },
+                errors: errors, radii: ours.radii
+            ))
+        }
+        let all = Result.methods.indices.map { m in
+            Score(errors: results.flatMap { $0.errors[m] }, radii: m == 0 ? results.flatMap(\.radii) : nil)
+        }
+        return Result(tracks: results, all: all, secondsPerEstimate: cpu.map { $0 / Double(max(1, estimates)) })
+    }
+
+    /// Each sensor with the path-loss model fitted to the training rows (two-point calibration:
+    /// RSSI against log true 3-D distance, least squares).
+    public static func calibratedReceivers(_ sensors: [PhilotuxoPositions.Sensor], on training: [PhilotuxoPositions.Track]) -> [Receiver] {
+        sensors.map { sensor in
+            let points = training.flatMap(\.rows).filter { $0.reading.receiver == sensor.id }.map { row in
+                let dx = row.truth.x - sensor.x, dy = row.truth.y - sensor.y, dz = row.truthHeight - sensor.z
+                return CalibrationPoint(distance: max((dx * dx + dy * dy + dz * dz).squareRoot(), 0.1), rssi: row.reading.rssi)
+            }
+            let calibration: ReceiverCalibration = if points.count >= 2, let fit = try? SiteCalibration.fit(points, exponent: 1.5) {
+                .twoPoint(rssiAt1m: fit.measuredPower, exponent: fit.exponent)
+            } else {
+                .none
+            }
+            return Receiver(id: sensor.id, position: PlanePoint(x: sensor.x, y: sensor.y), calibration: calibration)
+        }
+    }
+
+    /// The locator on one track: each fix's error against the truth at the reading that made it, and its radii.
+    static func runOurs(_ receivers: [Receiver], _ configuration: LocatorConfiguration, _ track: PhilotuxoPositions.Track)
+        -> (errors: [Double], radii: [(r50: Double, r90: Double)]) {
+        guard var locator = try? Locator(receivers: receivers, configuration: configuration) else { return ([], []) }
+        var errors: [Double] = [], radii: [(r50: Double, r90: Double)] = []
+        for row in track.rows {
+            guard let fix = try? locator.add(row.reading) else { continue }
+            errors.append(fix.point.distance(to: row.truth))
+            radii.append((fix.radius50, fix.radius90))
+        }
+        return (errors, radii)
+    }
+
+    /// The same fixes as the locator's, as the anchors take them.
+    static func anchorInput(_ receivers: [Receiver], _ configuration: LocatorConfiguration, _ track: PhilotuxoPositions.Track,
+                            sensors: [PhilotuxoPositions.Sensor]) -> [(nodes: [LocateAnchor.Node], truth: PlanePoint)] {
+        guard var grouping = try? FixGrouping(receivers: receivers.map(\.id), window: configuration.window, interval: configuration.interval)
+        else { return [] }
+        var input: [(nodes: [LocateAnchor.Node], truth: PlanePoint)] = []
+        for row in track.rows {
+            guard let group = try? grouping.add(row.reading) else { continue }
+            let nodes = zip(group.levels, Locator.observations(group, receivers: receivers, configuration: configuration)).map { level, observation in
+                let sensor = sensors[level.receiver]
+                return LocateAnchor.Node(x: sensor.x, y: sensor.y, z: sensor.z, distance: observation.distance)
+            }
+            if !nodes.isEmpty { input.append((nodes, row.truth)) }
+        }
+        return input
+    }
+
+    /// The receivers' box, 1 m wider on each side, floor to 3 m: the floor bounds ESPresense is configured with.
+    static func box(_ sensors: [PhilotuxoPositions.Sensor]) -> LocateAnchor.Bounds {
+        LocateAnchor.Bounds(lower: [(sensors.map(\.x).min() ?? 0) - 1, (sensors.map(\.y).min() ?? 0) - 1, 0],
+                            upper: [(sensors.map(\.x).max() ?? 0) + 1, (sensors.map(\.y).max() ?? 0) + 1, 3])
+    }
+
+    /// User plus system CPU seconds of this process.
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        #if canImport(Glibc)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+}

@@ -1,0 +1,151 @@
+/// A refused CSV line: which line and what is wrong with it.
+public struct LocateCSVError: Error, Equatable, CustomStringConvertible {
+    /// 1-based.
+    public var line: Int
+    public var message: String
+
+    public init(line: Int, message: String) {
+        self.line = line
+        self.message = message
+    }
+
+    public var description: String { "line \(line): \(message)" }
+}
+
+/// The CSV files `bikebeacon locate` reads and writes. Columns are found by their header name, so
+/// extra columns are ignored and order is free; blank lines are skipped; CRLF and spaces around
+/// fields are accepted. A file is refused as a whole at its first bad line.
+public enum LocateCSV {
+    /// RECEIVERS.csv: `id,x_m,y_m,z_m` and optionally `rssi_1m,exponent` (an empty cell: not measured).
+    /// z_m is read and checked but unused: the locator works in the horizontal plane.
+    public static func receivers(_ text: String) throws(LocateCSVError) -> [Receiver] {
+        let table = try Rows(text, required: ["id", "x_m", "y_m", "z_m"], optional: ["rssi_1m", "exponent"])
+        var receivers: [Receiver] = []
+        var seen: Set<String> = []
+        for row in table.rows {
+            let id = row.text("id")
+            guard !id.isEmpty else { throw LocateCSVError(line: row.line, message: "id is empty") }
+            guard seen.insert(id).inserted else { throw LocateCSVError(line: row.line, message: "receiver `\(id)` is listed twice") }
+            let x = try row.number("x_m"), y = try row.number("y_m")
+            _ = try row.number("z_m")
+            let power = try row.optionalNumber("rssi_1m"), exponent = try row.optionalNumber("exponent")
+            let calibration: ReceiverCalibration
+            switch (power, exponent) {
+            case (nil, nil): calibration = .none
+            case (let power?, nil): calibration = .onePoint(rssiAt1m: power)
+            case let (power?, exponent?): calibration = .twoPoint(rssiAt1m: power, exponent: exponent)
+            case (nil, _?): throw LocateCSVError(line: row.line, message: "exponent given without rssi_1m; give the RSSI at 1 m too")
+            }
+            if let power, !FixGrouping.isPlausible(rssi: power) {
+                throw LocateCSVError(line: row.line, message: "rssi_1m \(power) dBm is not a real signal strength (between -127 and 0 dBm)")
+            }
+            if let exponent, !(exponent > 0 && exponent < 10) {
+                throw LocateCSVError(line: row.line, message: "exponent \(exponent) is not a path-loss exponent (2 in free space, up to about 4 indoors)")
+            }
+            receivers.append(Receiver(id: id, position: PlanePoint(x: x, y: y), calibration: calibration))
+        }
+        guard !receivers.isEmpty else { throw LocateCSVError(line: table.headerLine, message: "no receivers after the header") }
+        return receivers
+    }
+
+    /// READINGS.csv: `time_s,receiver,rssi_dbm`, in time order, each receiver among `known`.
+    /// Returns the readings with their line numbers.
+    public static func readings(_ text: String, known: Set<String>) throws(LocateCSVError) -> [(reading: Reading, line: Int)] {
+        let table = try Rows(text, required: ["time_s", "receiver", "rssi_dbm"], optional: [])
+        var readings: [(reading: Reading, line: Int)] = []
+        for row in table.rows {
+            let time = try row.number("time_s"), receiver = row.text("receiver"), rssi = try row.number("rssi_dbm")
+            guard known.contains(receiver) else {
+                throw LocateCSVError(line: row.line, message: "receiver `\(receiver)` is not in the receivers file; add it with its place")
+            }
+            guard FixGrouping.isPlausible(rssi: rssi) else {
+                throw LocateCSVError(line: row.line, message: "rssi_dbm \(rssi) is not a real signal strength (between -127 and 0 dBm)")
+            }
+            if let previous = readings.last?.reading.time, time < previous - 1 {
+                throw LocateCSVError(line: row.line, message: "time_s \(time) is more than a second before the previous line's \(previous); sort the file by time")
+            }
+            readings.append((Reading(time: time, receiver: receiver, rssi: rssi), row.line))
+        }
+        return readings
+    }
+
+    public static let fixHeader = "time_s,x_m,y_m,radius50_m,radius90_m,receivers"
+
+    /// One output line: metres to the centimetre.
+    public static func line(_ fix: Fix) -> String {
+        "\(decimal(fix.time, 3)),\(decimal(fix.point.x, 2)),\(decimal(fix.point.y, 2)),\(decimal(fix.radius50, 2)),\(decimal(fix.radius90, 2)),\(fix.receivers)"
+    }
+
+    /// `value` with `places` decimals, without Foundation.
+    static func decimal(_ value: Double, _ places: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        let rounded = (abs(value) * scale).rounded()
+        let whole = (rounded / scale).rounded(.down), fraction = Int(rounded - whole * scale)
+        let digits = String(fraction)
+        let sign = value < 0 && rounded > 0 ? "-" : ""
+        return sign + String(Int(whole)) + "." + String(repeating: "0", count: places - digits.count) + digits
+    }
+}
+
+/// A CSV table read by header names.
+struct Rows {
+    struct Row {
+        let line: Int
+        let fields: [Substring]
+        let columns: [String: Int]
+
+        func text(_ name: String) -> String { columns[name].map { String(fields[$0]) } ?? "" }
+
+        func number(_ name: String) throws(LocateCSVError) -> Double {
+            guard let value = try optionalNumber(name) else { throw LocateCSVError(line: line, message: "\(name) is empty") }
+            return value
+        }
+
+        /// Nil for a missing column or an empty cell; an error for anything but a finite number.
+        func optionalNumber(_ name: String) throws(LocateCSVError) -> Double? {
+            let text = self.text(name)
+            guard !text.isEmpty else { return nil }
+            guard let value = Double(text), value.isFinite else {
+                throw LocateCSVError(line: line, message: "\(name) `\(text.prefix(40))` is not a finite number")
+            }
+            return value
+        }
+    }
+
+    let headerLine: Int
+    let rows: [Row]
+
+    init(_ text: String, required: [String], optional: [String]) throws(LocateCSVError) {
+        var columns: [String: Int]?
+        var headerLine = 1, rows: [Row] = [], count = 0
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            let fields = raw.split(separator: ",", omittingEmptySubsequences: false).map(Self.trimmed)
+            if fields.allSatisfy(\.isEmpty) { continue }
+            guard let known = columns else {
+                let names = fields.map { $0.lowercased() }
+                if let missing = required.first(where: { !names.contains($0) }) {
+                    throw LocateCSVError(line: index + 1, message: "the header has no column `\(missing)`; expected \((required + optional).joined(separator: ","))")
+                }
+                columns = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+                headerLine = index + 1
+                count = names.count
+                continue
+            }
+            guard fields.count == count else {
+                throw LocateCSVError(line: index + 1, message: "expected \(count) comma-separated fields as in the header, found \(fields.count)")
+            }
+            rows.append(Row(line: index + 1, fields: fields, columns: known))
+        }
+        guard columns != nil else { throw LocateCSVError(line: 1, message: "the file is empty: expected a header line \(required.joined(separator: ","))") }
+        self.headerLine = headerLine
+        self.rows = rows
+    }
+
+    static func trimmed(_ field: Substring) -> Substring {
+        var field = field
+        while let first = field.first, first == " " || first == "\t" { field.removeFirst() }
+        while let last = field.last, last == " " || last == "\t" { field.removeLast() }
+        return field
+    }
+}

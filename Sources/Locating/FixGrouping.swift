@@ -1,0 +1,73 @@
+/// Groups a stream of readings into fixes, causally: a fix at time t uses only readings stamped
+/// up to t.
+///
+/// A fix is made at the first reading at least `interval` seconds after the previous fix; at it,
+/// each receiver's level is the median of its own readings of the last `window` seconds (the
+/// median shrugs off the 10–20 dB fades of single readings), and a receiver with none in the
+/// window is left out. Readings are taken in time order; one stamped up to a second before the
+/// newest counts as arriving with it (receivers reorder a little).
+public struct FixGrouping: Sendable {
+    /// A receiver's level at one fix.
+    public struct Level: Sendable, Equatable {
+        /// Index into the receivers the grouping was made with.
+        public var receiver: Int
+        public var rssi: Double
+        public var count: Int
+    }
+
+    /// The levels at one fix.
+    public struct Group: Sendable, Equatable {
+        public var time: Double
+        public var levels: [Level]
+    }
+
+    public let window: Double
+    public let interval: Double
+    private let index: [String: Int]
+    private var recent: [[(time: Double, rssi: Double)]]
+    private var newest: Double?
+    private var lastFix: Double?
+
+    public init(receivers: [String], window: Double, interval: Double) throws(LocatingError) {
+        var index: [String: Int] = [:]
+        for (position, id) in receivers.enumerated() {
+            guard index[id] == nil else { throw .duplicateReceiver(id) }
+            index[id] = position
+        }
+        self.index = index
+        self.window = window
+        self.interval = interval
+        recent = Array(repeating: [], count: receivers.count)
+    }
+
+    /// Whether `rssi` can be a real reading (controllers use −127 and below, and 0 and above, for "no value").
+    public static func isPlausible(rssi: Double) -> Bool { rssi.isFinite && rssi < 0 && rssi > -127 }
+
+    /// Takes one reading; the levels of a new fix when this reading makes one.
+    public mutating func add(_ reading: Reading) throws(LocatingError) -> Group? {
+        guard let receiver = index[reading.receiver] else { throw .unknownReceiver(reading.receiver) }
+        guard reading.time.isFinite else { throw .time(reading.time) }
+        guard Self.isPlausible(rssi: reading.rssi) else { throw .rssi(reading.rssi) }
+        var time = reading.time
+        if let newest {
+            guard time >= newest - 1 else { throw .timeWentBack(time: time, previous: newest) }
+            time = max(time, newest)
+        }
+        newest = time
+        recent[receiver].append((time, reading.rssi))
+        if let lastFix, time - lastFix < interval { return nil }
+        lastFix = time
+        var levels: [Level] = []
+        for receiver in recent.indices {
+            recent[receiver].removeAll { $0.time <= time - window }
+            guard !recent[receiver].isEmpty else { continue }
+            levels.append(Level(receiver: receiver, rssi: Self.median(recent[receiver].map(\.rssi)), count: recent[receiver].count))
+        }
+        return Group(time: time, levels: levels)
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted(), middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+}

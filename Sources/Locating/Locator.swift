@@ -1,0 +1,88 @@
+/// One position estimate with radii that hold: the tag lies within `radius50` of the point half
+/// the time and within `radius90` nine times in ten.
+public struct Fix: Sendable, Equatable {
+    public var time: Double
+    public var point: PlanePoint
+    public var radius50: Double
+    public var radius90: Double
+    /// How many receivers with a place contributed.
+    public var receivers: Int
+    /// Receivers heard in the window that have no place, so contributed nothing.
+    public var unplaced: [String]
+
+    public init(time: Double, point: PlanePoint, radius50: Double, radius90: Double, receivers: Int, unplaced: [String] = []) {
+        self.time = time
+        self.point = point
+        self.radius50 = radius50
+        self.radius90 = radius90
+        self.receivers = receivers
+        self.unplaced = unplaced
+    }
+}
+
+/// Readings in, fixes out: `FixGrouping` makes the levels, `PositionFit` the point and its
+/// spread, and each new point moves `smoothing` of the way from the previous one (a tag does not
+/// jump; after a silence longer than the window it starts afresh). Pure: time is an input.
+public struct Locator: Sendable {
+    public let receivers: [Receiver]
+    public let configuration: LocatorConfiguration
+    private var grouping: FixGrouping
+    private var previous: Fix?
+
+    public init(receivers: [Receiver], configuration: LocatorConfiguration = .init()) throws(LocatingError) {
+        for receiver in receivers {
+            if let position = receiver.position, !(position.x.isFinite && position.y.isFinite) { throw .position(receiver: receiver.id) }
+            if let accuracy = receiver.positionAccuracy, !(accuracy.isFinite && accuracy >= 0) { throw .position(receiver: receiver.id) }
+            switch receiver.calibration {
+            case .none: break
+            case .onePoint(let power):
+                guard FixGrouping.isPlausible(rssi: power) else {
+                    throw .calibration(receiver: receiver.id, reason: "RSSI at 1 m \(power) dBm must lie between -127 and 0 dBm")
+                }
+            case let .twoPoint(power, exponent):
+                guard FixGrouping.isPlausible(rssi: power) else {
+                    throw .calibration(receiver: receiver.id, reason: "RSSI at 1 m \(power) dBm must lie between -127 and 0 dBm")
+                }
+                guard exponent.isFinite, exponent > 0 else {
+                    throw .calibration(receiver: receiver.id, reason: "path-loss exponent \(exponent) must be positive (2 in free space)")
+                }
+            }
+        }
+        self.receivers = receivers
+        self.configuration = configuration
+        grouping = try FixGrouping(receivers: receivers.map(\.id), window: configuration.window, interval: configuration.interval)
+    }
+
+    /// Takes one reading; a fix when it completes one.
+    public mutating func add(_ reading: Reading) throws(LocatingError) -> Fix? {
+        guard let group = try grouping.add(reading) else { return nil }
+        return locate(group)
+    }
+
+    /// The fix for one group of levels: nil when no receiver heard in it has a place.
+    mutating func locate(_ group: FixGrouping.Group) -> Fix? {
+        let unplaced = group.levels.compactMap { receivers[$0.receiver].position == nil ? receivers[$0.receiver].id : nil }
+        let observations = Self.observations(group, receivers: receivers, configuration: configuration)
+        guard let fit = PositionFit.fit(observations, configuration: configuration) else { return nil }
+        var point = fit.point
+        if let previous, group.time - previous.time <= configuration.window {
+            point.x = previous.point.x + configuration.smoothing * (point.x - previous.point.x)
+            point.y = previous.point.y + configuration.smoothing * (point.y - previous.point.y)
+        }
+        let fix = Fix(time: group.time, point: point, radius50: configuration.radius50Scale * fit.spread,
+                      radius90: configuration.radius90Scale * fit.spread, receivers: observations.count, unplaced: unplaced)
+        previous = fix
+        return fix
+    }
+
+    /// The observations of a group's placed receivers, through each one's calibration.
+    public static func observations(_ group: FixGrouping.Group, receivers: [Receiver], configuration: LocatorConfiguration) -> [Observation] {
+        group.levels.compactMap { level in
+            let receiver = receivers[level.receiver]
+            guard let position = receiver.position else { return nil }
+            let model = configuration.model(for: receiver.calibration)
+            return Observation(position: position, level: level.rssi, rssiAt1m: model.rssiAt1m, exponent: model.exponent,
+                               shadowing: model.shadowing, positionAccuracy: receiver.positionAccuracy ?? 0)
+        }
+    }
+}

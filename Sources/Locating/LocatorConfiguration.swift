@@ -1,0 +1,71 @@
+/// The locator's constants. The defaults were chosen on the philotuxo tracks (`bikebeacon-bench
+/// locate` chooses them again with each track held out, and prints what each fold chose).
+public struct LocatorConfiguration: Sendable, Equatable {
+    /// A receiver's level at a fix is the median of its readings of the last this many seconds.
+    public var window: Double
+    /// A fix is made at the first reading at least this many seconds after the previous fix.
+    public var interval: Double
+    /// Spread of a level about the path-loss model (log-normal shadowing), dB, by calibration kind:
+    /// a model measured on site misses by less than the default one.
+    public var shadowingTwoPoint: Double
+    public var shadowingOnePoint: Double
+    public var shadowingUncalibrated: Double
+    /// RSSI at 1 m and path-loss exponent for a receiver without its own (iBeacon's usual −59 dBm,
+    /// and the proximity estimator's 1.5).
+    public var defaultRSSIAt1m: Double
+    public var defaultExponent: Double
+    /// Residuals weigh 1/(1 + (r/c)²), r in standard deviations, c this (Cauchy): a reflection or
+    /// a wall several deviations off weighs next to nothing, and the point does not follow it.
+    public var outlierScale: Double
+    /// Standard deviation of the prior toward the RSSI-weighted centroid, metres: where the
+    /// receivers' distances say little, the point stays between the receivers.
+    public var priorSpread: Double
+    /// Each new point moves this fraction of the way from the previous one (1: no smoothing).
+    public var smoothing: Double
+    /// Least horizontal distance the model uses, metres: a tag is rarely at a receiver's antenna,
+    /// and log-distance has no value at 0.
+    public var nearestRange: Double
+    /// radius50 and radius90 are these multiples of the fit's spread (see `PositionFit.spread`),
+    /// the 50 % and 90 % quantiles of error ÷ spread on tracks with ground truth.
+    public var radius50Scale: Double
+    public var radius90Scale: Double
+
+    public init(
+        window: Double = 3,
+        interval: Double = 1,
+        shadowingTwoPoint: Double = 6,
+        shadowingOnePoint: Double = 7,
+        shadowingUncalibrated: Double = 9,
+        defaultRSSIAt1m: Double = -59,
+        defaultExponent: Double = 1.5,
+        outlierScale: Double = 1,
+        priorSpread: Double = 4,
+        smoothing: Double = 1,
+        nearestRange: Double = 0.5,
+        radius50Scale: Double = 0.58,
+        radius90Scale: Double = 1.08
+    ) {
+        self.window = window
+        self.interval = interval
+        self.shadowingTwoPoint = shadowingTwoPoint
+        self.shadowingOnePoint = shadowingOnePoint
+        self.shadowingUncalibrated = shadowingUncalibrated
+        self.defaultRSSIAt1m = defaultRSSIAt1m
+        self.defaultExponent = defaultExponent
+        self.outlierScale = outlierScale
+        self.priorSpread = priorSpread
+        self.smoothing = smoothing
+        self.nearestRange = nearestRange
+        self.radius50Scale = radius50Scale
+        self.radius90Scale = radius90Scale
+    }
+
+    /// The path-loss model and shadowing for a receiver calibrated as `calibration`.
+    public func model(for calibration: ReceiverCalibration) -> (rssiAt1m: Double, exponent: Double, shadowing: Double) {
+        switch calibration {
+        case .none: (defaultRSSIAt1m, defaultExponent, shadowingUncalibrated)
+        case .onePoint(let power): (power, defaultExponent, shadowingOnePoint)
+        case let .twoPoint(power, exponent): (power, exponent, shadowingTwoPoint)
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import ArgumentParser
+import Benchmarks
+import Foundation
+import Locating
+
+struct LocateBenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "locate",
+        abstract: "The locator against the anchors on the philotuxo tracks, leaving one track out.",
+        discussion: """
+        For each of the 9 tracks, each receiver's path-loss model (RSSI against log true \
+        distance), the locator's prior and smoothing, and its radius scales are chosen on the \
+        other 8 tracks only; then the locator and the anchors (nearest receiver as Bermuda, \
+        RSSI-weighted centroid, ESPresense-companion's Nelder-Mead, Gauss-Newton) are scored on \
+        the held-out track, on the same causal fixes. Errors are horizontal metres; in50/in90 are \
+        the shares of fixes whose truth lies within radius50/radius90. --write-csv DIR also writes \
+        each track as `bikebeacon locate` reads it: DIR/<track>.receivers.csv (models fitted on \
+        the other tracks) and DIR/<track>.readings.csv (with the truth in extra columns).
+        """
+    )
+
+    @Option(help: "Folder holding philotuxo/ (the shared RSSI data).")
+    var data = "../shared/data/rssi"
+
+    @Option(help: "Also write each track's receivers and readings as `bikebeacon locate` reads them, into this folder.")
+    var writeCsv: String?
+
+    func run() throws {
+        let dataset: PhilotuxoPositions
+        do {
+            dataset = try PhilotuxoPositions.load(dataDirectory: URL(fileURLWithPath: data))
+        } catch {
+            throw ValidationError("cannot read \(data)/philotuxo/\(PhilotuxoTracks.fileName): \(error). Pass --data with the folder holding philotuxo/.")
+        }
+        let result = LocateBench.run(dataset)
+        print("bench locate: philotuxo, \(dataset.tracks.count) tracks, \(dataset.sensors.count) receivers, leave one track out; errors in metres")
+        print(Self.table(result))
+        print("")
+        print(Self.chosen(result))
+        print(Self.speed(result))
+        print(Self.verdict(result))
+        if let writeCsv { try write(dataset, into: writeCsv) }
+    }
+
+    static func table(_ result: LocateBench.Result) -> String {
+        let methods = LocateBench.Result.methods
+        let header = ["track"] + methods.flatMap { ["\($0) med", "p90"] } + ["in50", "in90", "r90 med"]
+        func row(_ name: String, _ scores: [LocateBench.Score]) -> [String] {
+            let ours = scores[0]
+            return [name] + scores.flatMap { [fmt($0.median, 2), fmt($0.p90, 2)] }
+                + [fmt((ours.inside50 ?? .nan) * 100, 0) + "%", fmt((ours.inside90 ?? .nan) * 100, 0) + "%", fmt(ours.medianRadius90 ?? .nan, 2)]
+        }
+        return Table.render(header: header, rows: result.tracks.map { row($0.track, $0.scores) } + [row("all tracks", result.all)])
+    }
+
+    static func chosen(_ result: LocateBench.Result) -> String {
+        "chosen per fold (prior m, smoothing, r50 scale, r90 scale): " + result.tracks.map { track in
+            let c = track.chosen
+            return "\(track.track) \(fmt(c.priorSpread, 0))/\(fmt(c.smoothing, 1))/\(fmt(c.radius50Scale, 2))/\(fmt(c.radius90Scale, 2))"
+        }.joined(separator: ", ")
+    }
+
+    static func speed(_ result: LocateBench.Result) -> String {
+        let baseline = result.secondsPerEstimate[LocateBench.Result.methods.firstIndex(of: LocateAnchor.centroid.rawValue) ?? 1]
+        return "CPU per estimate (getrusage, this run; ours includes grouping the readings): " + zip(LocateBench.Result.methods, result.secondsPerEstimate).map {
+            "\($0) \(fmt($1 * 1e6, 1)) µs (\(fmt(baseline > 0 ? $1 / baseline : .nan, 1))× centroid)"
+        }.joined(separator: ", ")
+    }
+
+    /// Issue 44's targets.
+    static func verdict(_ result: LocateBench.Result) -> String {
+        let best = result.all.dropFirst().map(\.median).min() ?? .nan
+        let gain = 1 - result.all[0].median / best
+        let worse = result.tracks.filter { track in track.scores[0].median > (track.scores.dropFirst().map(\.median).min() ?? .infinity) }
+        let off90 = result.tracks.filter { !(0.85...0.95).contains($0.scores[0].inside90 ?? -1) }
+        let off50 = result.tracks.filter { !(0.40...0.60).contains($0.scores[0].inside50 ?? -1) }
+        func names(_ tracks: [LocateBench.TrackResult]) -> String { tracks.isEmpty ? "" : " (" + tracks.map(\.track).joined(separator: ", ") + ")" }
+        return "target: median \(fmt(gain * 100, 1)) % below the best anchor's (≥ 15 %: \(gain >= 0.15 ? "met" : "MISSED")); "
+            + "worse than the best anchor on \(worse.count) track(s)\(names(worse)); "
+            + "r90 outside 85-95 % on \(off90.count)\(names(off90)); r50 outside 40-60 % on \(off50.count)\(names(off50))"
+    }
+
+    func write(_ dataset: PhilotuxoPositions, into folder: String) throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for (index, track) in dataset.tracks.enumerated() {
+            let training = dataset.tracks.indices.filter { $0 != index }.map { dataset.tracks[$0] }
+            let receivers = LocateBench.calibratedReceivers(dataset.sensors, on: training)
+            var text = "id,x_m,y_m,z_m,rssi_1m,exponent\n"
+            for (sensor, receiver) in zip(dataset.sensors, receivers) {
+                let model: String = if case let .twoPoint(power, exponent) = receiver.calibration { ",\(fmt(power, 2)),\(fmt(exponent, 3))" } else { ",," }
+                text += "\(sensor.id),\(sensor.x),\(sensor.y),\(sensor.z)\(model)\n"
+            }
+            try text.write(toFile: "\(folder)/\(track.name).receivers.csv", atomically: true, encoding: .utf8)
+            var readings = "time_s,receiver,rssi_dbm,truth_x_m,truth_y_m\n"
+            for row in track.rows {
+                readings += "\(row.reading.time),\(row.reading.receiver),\(fmt(row.reading.rssi, 0)),\(row.truth.x),\(row.truth.y)\n"
+            }
+            try readings.write(toFile: "\(folder)/\(track.name).readings.csv", atomically: true, encoding: .utf8)
+        }
+        print("wrote \(dataset.tracks.count) tracks' receivers and readings into \(folder) (run: bikebeacon locate --receivers DIR/T.receivers.csv DIR/T.readings.csv)")
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Console
+import Durable
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Locating
+
+struct LocateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "locate",
+        abstract: "Locate a tag from several receivers' RSSI: one position and radii per fix.",
+        discussion: """
+        RECEIVERS.csv has the header `id,x_m,y_m,z_m` and optionally `rssi_1m,exponent` (the \
+        receiver's RSSI at 1 m and path-loss exponent as measured on site; leave them empty when \
+        not measured, which means a wider radius). READINGS.csv has the header \
+        `time_s,receiver,rssi_dbm` (extra columns are ignored), one reading per line, in time order.
+
+        Prints CSV `time_s,x_m,y_m,radius50_m,radius90_m,receivers`, one line per fix: the tag lies \
+        within radius50_m of (x_m, y_m) about half the time and within radius90_m nine times in ten. \
+        A fix is made at the first reading at least a second after the previous one, from each \
+        receiver's median RSSI of the last 3 s: it uses no reading after its own time. This is the \
+        estimator the server runs. A bad line is refused, naming the file and line, and nothing is printed.
+        """
+    )
+
+    @Option(help: ArgumentHelp("The receivers' places and calibration (header id,x_m,y_m,z_m[,rssi_1m,exponent]).", valueName: "RECEIVERS.csv"))
+    var receivers: String
+
+    @Argument(help: ArgumentHelp("The readings (header time_s,receiver,rssi_dbm).", valueName: "READINGS.csv"))
+    var readings: String
+
+    func run() throws {
+        let receiverList: [Receiver]
+        do {
+            receiverList = try LocateCSV.receivers(try Self.read(receivers))
+        } catch let error as LocateCSVError {
+            throw LocateFailure(message: "\(receivers) \(error.description); nothing was located")
+        }
+        let rows: [(reading: Reading, line: Int)]
+        do {
+            rows = try LocateCSV.readings(try Self.read(readings), known: Set(receiverList.map(\.id)))
+        } catch let error as LocateCSVError {
+            throw LocateFailure(message: "\(readings) \(error.description); nothing was located")
+        }
+        var locator: Locator
+        do {
+            locator = try Locator(receivers: receiverList)
+        } catch {
+            throw LocateFailure(message: "\(receivers): \(error.description)")
+        }
+        var output = LocateCSV.fixHeader + "\n"
+        for row in rows {
+            do {
+                if let fix = try locator.add(row.reading) { output += LocateCSV.line(fix) + "\n" }
+            } catch {
+                throw LocateFailure(message: "\(readings) line \(row.line): \(error.description); nothing was located")
+            }
+        }
+        Terminal.write(output)
+    }
+
+    static func read(_ path: String) throws -> String {
+        do {
+            return String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
+        } catch {
+            throw LocateFailure(message: "cannot read \(path): \(IOErrorText.describe(error))")
+        }
+    }
+}
+
+/// A refused input file: printed as `Error: <message>`, exit status 1, without the usage text.
+private struct LocateFailure: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}

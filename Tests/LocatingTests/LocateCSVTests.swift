@@ -1,0 +1,60 @@
+import Locating
+import Testing
+
+struct LocateCSVTests {
+    @Test func readsReceiversByHeaderNameWithEachCalibrationKind() throws {
+        let receivers = try LocateCSV.receivers("""
+        z_m,id,x_m,y_m,rssi_1m,exponent\r
+        2.3,door,0.5,1,-61,2.1\r
+        1.2,shed, 4 ,5,-58,\r
+
+        1.2,gate,-3,7,,
+        """)
+        #expect(receivers.map(\.id) == ["door", "shed", "gate"])
+        #expect(receivers[0].calibration == .twoPoint(rssiAt1m: -61, exponent: 2.1))
+        #expect(receivers[1].calibration == .onePoint(rssiAt1m: -58) && receivers[1].position == PlanePoint(x: 4, y: 5))
+        #expect(receivers[2].calibration == .none)
+        #expect(try LocateCSV.receivers("id,x_m,y_m,z_m\na,1,2,0").first?.calibration == ReceiverCalibration.none)
+    }
+
+    @Test func refusesBadReceiversNamingTheLine() {
+        func failure(_ text: String) -> LocateCSVError? {
+            do { _ = try LocateCSV.receivers(text); return nil } catch { return error }
+        }
+        #expect(failure("id,x_m,y_m\na,1,2")?.description.contains("no column `z_m`") == true)
+        #expect(failure("id,x_m,y_m,z_m\na,1,2,0\na,3,4,0")?.line == 3)
+        #expect(failure("id,x_m,y_m,z_m\na,1,nan,0")?.line == 2)
+        #expect(failure("id,x_m,y_m,z_m,rssi_1m,exponent\na,1,2,0,,2")?.message.contains("without rssi_1m") == true)
+        #expect(failure("id,x_m,y_m,z_m,rssi_1m\na,1,2,0,5")?.message.contains("rssi_1m") == true)
+        #expect(failure("id,x_m,y_m,z_m\n")?.message.contains("no receivers") == true)
+        #expect(failure("")?.message.contains("empty") == true)
+    }
+
+    @Test func readsReadingsIgnoringExtraColumns() throws {
+        let rows = try LocateCSV.readings("""
+        truth_x_m,time_s,receiver,rssi_dbm
+        1.0,10.5,door,-70
+        2.0,10.9,shed,-81
+        """, known: ["door", "shed"])
+        #expect(rows.map(\.reading) == [Reading(time: 10.5, receiver: "door", rssi: -70), Reading(time: 10.9, receiver: "shed", rssi: -81)])
+        #expect(rows.map(\.line) == [2, 3])
+    }
+
+    @Test func refusesBadReadingsNamingTheLine() {
+        func failure(_ text: String) -> LocateCSVError? {
+            do { _ = try LocateCSV.readings("time_s,receiver,rssi_dbm\n1,door,-70\n" + text, known: ["door"]); return nil } catch { return error }
+        }
+        #expect(failure("2,attic,-70")?.description == "line 3: receiver `attic` is not in the receivers file; add it with its place")
+        #expect(failure("2,door,-130")?.line == 3)
+        #expect(failure("2,door,0")?.line == 3)
+        #expect(failure("2,door,NaN")?.line == 3)
+        #expect(failure("2,door")?.line == 3)
+        #expect(failure("2,door,-70\n-5,door,-70")?.line == 4, "time going back")
+    }
+
+    @Test func writesOneLinePerFixToTheCentimetre() {
+        let fix = Fix(time: 12.3456, point: PlanePoint(x: -1.005, y: 17.5), radius50: 2.444, radius90: 5, receivers: 4)
+        #expect(LocateCSV.fixHeader == "time_s,x_m,y_m,radius50_m,radius90_m,receivers")
+        #expect(LocateCSV.line(fix) == "12.346,-1.00,17.50,2.44,5.00,4" || LocateCSV.line(fix) == "12.346,-1.01,17.50,2.44,5.00,4")
+    }
+}

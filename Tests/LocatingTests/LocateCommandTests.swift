@@ -1,0 +1,55 @@
+import Benchmarks
+import Foundation
+import TestSupport
+import Testing
+
+/// `bikebeacon locate` as a user runs it, on straight_04 written out as RECEIVERS.csv and READINGS.csv.
+struct LocateCommandTests {
+    static func files() throws -> (folder: URL, receivers: URL, readings: URL) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bikebeacon-locate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let receivers = folder.appendingPathComponent("receivers.csv"), readings = folder.appendingPathComponent("readings.csv")
+        let sensors = Straight04.data.sensors.map { "\($0.id),\($0.x),\($0.y),\($0.z),-60,1.6" }
+        try Data((["id,x_m,y_m,z_m,rssi_1m,exponent"] + sensors).joined(separator: "\n").utf8).write(to: receivers)
+        let rows = Straight04.rows.map { "\($0.reading.time),\($0.reading.receiver),\(Int($0.reading.rssi)),\($0.truth.x),\($0.truth.y)" }
+        try Data((["time_s,receiver,rssi_dbm,truth_x_m,truth_y_m"] + rows).joined(separator: "\n").utf8).write(to: readings)
+        return (folder, receivers, readings)
+    }
+
+    @Test func printsOneFixPerSecondNearTheTruth() async throws {
+        let files = try Self.files()
+        defer { try? FileManager.default.removeItem(at: files.folder) }
+        let result = try await run("bikebeacon", ["locate", "--receivers", files.receivers.path, files.readings.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.lines.first == "time_s,x_m,y_m,radius50_m,radius90_m,receivers")
+        let fixes = result.lines.dropFirst().map { $0.split(separator: ",").compactMap { Double($0) } }
+        try #require(fixes.count >= 15 && fixes.allSatisfy { $0.count == 6 })
+        #expect(fixes.allSatisfy { $0[3] > 0 && $0[4] > $0[3] && $0[5] >= 1 && $0[5] <= 12 })
+        // Each fix against the truth at its own time (the rows it was made at).
+        let truth = Dictionary(Straight04.rows.map { (String(format: "%.3f", $0.reading.time), $0.truth) }, uniquingKeysWith: { first, _ in first })
+        let errors = fixes.compactMap { fix in truth[String(format: "%.3f", fix[0])].map { hypot($0.x - fix[1], $0.y - fix[2]) } }
+        try #require(errors.count == fixes.count, "every fix is stamped with a reading's time")
+        #expect(Straight04.median(errors) < 3, "median error \(Straight04.median(errors)) m")
+    }
+
+    @Test func refusesAnUnknownReceiverNamingFileAndLine() async throws {
+        let files = try Self.files()
+        defer { try? FileManager.default.removeItem(at: files.folder) }
+        var text = try String(contentsOf: files.readings, encoding: .utf8)
+        text += "\n1581249758.0,sensor99,-70,0,0"
+        try Data(text.utf8).write(to: files.readings)
+        let result = try await run("bikebeacon", ["locate", "--receivers", files.receivers.path, files.readings.path])
+        #expect(result.status != 0)
+        #expect(result.stdout.isEmpty, "nothing printed")
+        #expect(result.stderr.contains("\(files.readings.path) line \(Straight04.rows.count + 2): receiver `sensor99`"), "\(result.stderr)")
+    }
+
+    @Test func refusesABadReceiversFile() async throws {
+        let files = try Self.files()
+        defer { try? FileManager.default.removeItem(at: files.folder) }
+        try Data("id,x_m,y_m,z_m\nsensor10,7,seven,1.2\n".utf8).write(to: files.receivers)
+        let result = try await run("bikebeacon", ["locate", "--receivers", files.receivers.path, files.readings.path])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("\(files.receivers.path) line 2: y_m `seven` is not a finite number"), "\(result.stderr)")
+    }
+}

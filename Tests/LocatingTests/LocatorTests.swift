@@ -1,0 +1,152 @@
+import Benchmarks
+import Locating
+import Testing
+
+/// The locator on real rows (philotuxo straight_04), and on the cases the server meets.
+struct LocatorTests {
+    /// Receivers calibrated on the track itself (RSSI against true distance, as a site survey
+    /// would), then without calibration, which must still beat the nearest receiver.
+    @Test func findsTheTagOnARealTrack() throws {
+        let calibrated = LocateBench.calibratedReceivers(Straight04.data.sensors, on: Straight04.data.tracks)
+        let fixes = try Straight04.fixes(calibrated)
+        try #require(fixes.count >= 15, "about one fix a second over 24 s")
+        let median = Straight04.median(fixes.map { $0.fix.point.distance(to: $0.truth) })
+        // The strongest receiver's place (Bermuda) on the same fixes, for comparison.
+        var grouping = try FixGrouping(receivers: Straight04.data.sensors.map(\.id), window: 3, interval: 1)
+        var nearest: [Double] = []
+        for row in Straight04.rows {
+            guard let group = try grouping.add(row.reading), let strongest = group.levels.max(by: { $0.rssi < $1.rssi }) else { continue }
+            let sensor = Straight04.data.sensors[strongest.receiver]
+            nearest.append(PlanePoint(x: sensor.x, y: sensor.y).distance(to: row.truth))
+        }
+        #expect(median < 2.6, "median error \(median) m")
+        #expect(median < Straight04.median(nearest) * 0.8, "median \(median) m, nearest receiver \(Straight04.median(nearest)) m")
+        let inside90 = Double(fixes.filter { $0.fix.point.distance(to: $0.truth) <= $0.fix.radius90 }.count) / Double(fixes.count)
+        #expect(inside90 >= 0.7, "the truth within radius90 in \(inside90 * 100) % of fixes")
+        #expect(fixes.allSatisfy { $0.fix.radius50 > 0 && $0.fix.radius90 > $0.fix.radius50 && $0.fix.receivers >= 1 })
+
+        let uncalibrated = try Straight04.fixes(Straight04.receivers())
+        let rough = Straight04.median(uncalibrated.map { $0.fix.point.distance(to: $0.truth) })
+        #expect(rough < Straight04.median(nearest), "uncalibrated median \(rough) m, nearest receiver \(Straight04.median(nearest)) m")
+    }
+
+    /// No look-ahead: the fixes made from the first readings do not change when later ones arrive.
+    @Test func fixesUseNoLaterReading() throws {
+        let all = try Straight04.fixes(Straight04.receivers())
+        var locator = try Locator(receivers: Straight04.receivers())
+        let half = Straight04.rows.prefix(Straight04.rows.count / 2)
+        let early = try half.compactMap { try locator.add($0.reading) }
+        try #require(early.count >= 10)
+        #expect(Array(all.prefix(early.count).map(\.fix)) == early)
+    }
+
+    @Test func oneReceiverGivesItsPlaceWithAnHonestRadius() throws {
+        let receiver = Receiver(id: "gate", position: PlanePoint(x: 12, y: -4), calibration: .onePoint(rssiAt1m: -60))
+        var locator = try Locator(receivers: [receiver])
+        var fix: Fix?
+        for (second, rssi) in [-75.0, -77, -74, -76].enumerated() {
+            fix = try locator.add(Reading(time: Double(second), receiver: "gate", rssi: rssi)) ?? fix
+        }
+        let last = try #require(fix)
+        #expect(last.point.distance(to: PlanePoint(x: 12, y: -4)) < 1e-9, "\(last.point)")
+        #expect(last.receivers == 1)
+        // -75 dBm is about 10 m at n = 1.5: the radius must reach that far, and not be a point.
+        #expect(last.radius50 > 3 && last.radius90 > 10, "radius50 \(last.radius50) m, radius90 \(last.radius90) m")
+    }
+
+    /// A reflection: at each fix, the receiver farthest from the point reads as if the tag were at
+    /// 1 m. Typically the point stays put and the radius grows; the centroid jumps toward it.
+    @Test func disagreementGrowsTheRadiusNotTheJump() throws {
+        let receivers = LocateBench.calibratedReceivers(Straight04.data.sensors, on: Straight04.data.tracks)
+        let configuration = LocatorConfiguration()
+        var grouping = try FixGrouping(receivers: receivers.map(\.id), window: 3, interval: 1)
+        var moves: [Double] = [], growth: [Double] = [], centroidMoves: [Double] = []
+        for row in Straight04.rows {
+            guard let group = try grouping.add(row.reading), group.levels.count >= 6 else { continue }
+            let observations = Locator.observations(group, receivers: receivers, configuration: configuration)
+            let honest = try #require(PositionFit.fit(observations, configuration: configuration))
+            let far = try #require(observations.indices.max {
+                observations[$0].position.distance(to: honest.point) < observations[$1].position.distance(to: honest.point)
+            })
+            var reflected = observations
+            reflected[far].level = observations[far].rssiAt1m
+            let fooled = try #require(PositionFit.fit(reflected, configuration: configuration))
+            let pull = observations[far].position.distance(to: honest.point)
+            moves.append(fooled.point.distance(to: honest.point) / pull)
+            centroidMoves.append(fooled.centroid.distance(to: honest.centroid) / pull)
+            growth.append(fooled.spread / honest.spread)
+        }
+        try #require(moves.count >= 10)
+        let move = Straight04.median(moves), jump = Straight04.median(centroidMoves), grown = Straight04.median(growth)
+        #expect(move < 0.2, "the point moved \(move) of the way to the reflecting receiver (median)")
+        #expect(jump > 0.4, "the RSSI-weighted centroid moved \(jump) of the way")
+        #expect(grown > 1.3, "the spread grew \(grown) times (median)")
+    }
+
+    @Test func uncalibratedAndRoamingReceiversWidenTheRadius() throws {
+        let levels = [(PlanePoint(x: 0, y: 0), -70.0), (PlanePoint(x: 10, y: 0), -72.0), (PlanePoint(x: 5, y: 8), -75.0)]
+        let configuration = LocatorConfiguration()
+        func spread(_ calibration: ReceiverCalibration, accuracy: Double = 0) -> Double {
+            let model = configuration.model(for: calibration)
+            let observations = levels.map {
+                Observation(position: $0.0, level: $0.1, rssiAt1m: model.rssiAt1m, exponent: model.exponent, shadowing: model.shadowing,
+                            positionAccuracy: accuracy)
+            }
+            return PositionFit.fit(observations, configuration: configuration)?.spread ?? .nan
+        }
+        let twoPoint = spread(.twoPoint(rssiAt1m: -59, exponent: 1.5))
+        #expect(spread(.onePoint(rssiAt1m: -59)) > twoPoint)
+        #expect(spread(.none) > spread(.onePoint(rssiAt1m: -59)))
+        #expect(spread(.twoPoint(rssiAt1m: -59, exponent: 1.5), accuracy: 25) > twoPoint + 10, "a GPS fix good to 25 m")
+    }
+
+    @Test func aReceiverWithNoPlaceContributesNothingAndSaysSo() throws {
+        var receivers = Straight04.receivers()
+        receivers[0].position = nil
+        let placed = try Straight04.fixes(receivers)
+        let unplacedID = receivers[0].id
+        #expect(placed.allSatisfy { !$0.fix.unplaced.isEmpty ? $0.fix.unplaced == [unplacedID] : true })
+        #expect(placed.contains { $0.fix.unplaced == [unplacedID] })
+        #expect(placed.allSatisfy { $0.fix.receivers <= 11 })
+        // Only the unplaced receiver heard: no fix at all.
+        var alone = try Locator(receivers: [Receiver(id: "bus", position: nil)])
+        #expect(try alone.add(Reading(time: 0, receiver: "bus", rssi: -70)) == nil)
+    }
+
+    @Test func refusesBadInput() throws {
+        var locator = try Locator(receivers: Straight04.receivers())
+        #expect(throws: LocatingError.unknownReceiver("sensor99")) { try locator.add(Reading(time: 0, receiver: "sensor99", rssi: -70)) }
+        #expect(throws: LocatingError.rssi(0)) { try locator.add(Reading(time: 0, receiver: "sensor10", rssi: 0)) }
+        #expect(throws: LocatingError.self) { try locator.add(Reading(time: 0, receiver: "sensor10", rssi: .nan)) }
+        #expect(throws: LocatingError.self) { try locator.add(Reading(time: .infinity, receiver: "sensor10", rssi: -70)) }
+        _ = try locator.add(Reading(time: 100, receiver: "sensor10", rssi: -70))
+        #expect(throws: LocatingError.timeWentBack(time: 90, previous: 100)) { try locator.add(Reading(time: 90, receiver: "sensor10", rssi: -70)) }
+        #expect(throws: LocatingError.duplicateReceiver("a")) {
+            try Locator(receivers: [Receiver(id: "a", position: PlanePoint(x: 0, y: 0)), Receiver(id: "a", position: nil)])
+        }
+        #expect(throws: LocatingError.self) {
+            try Locator(receivers: [Receiver(id: "a", position: PlanePoint(x: 0, y: 0), calibration: .twoPoint(rssiAt1m: -60, exponent: -1))])
+        }
+    }
+
+    /// One estimate stays far below the 1 ms the issue allows, even in a debug build.
+    @Test func oneEstimateTakesWellUnderAMillisecond() throws {
+        let configuration = LocatorConfiguration()
+        let observations = Straight04.data.sensors.enumerated().map { index, sensor in
+            Observation(position: PlanePoint(x: sensor.x, y: sensor.y), level: -65 - Double(index), rssiAt1m: -59, exponent: 1.5, shadowing: 9)
+        }
+        let clock = ContinuousClock()
+        let rounds = 2000
+        var sink = 0.0
+        let elapsed = clock.measure {
+            for round in 0..<rounds {
+                var varied = observations
+                varied[round % varied.count].level -= 3
+                sink += PositionFit.fit(varied, configuration: configuration)?.point.x ?? 0
+            }
+        }
+        let each = elapsed / rounds
+        #expect(sink.isFinite)
+        #expect(each < .milliseconds(1), "\(each) per estimate with 12 receivers")
+    }
+}
