@@ -66,7 +66,7 @@ let package = Package(
         .target(name: "Tracking", dependencies: ["Beacon", "Proximity", "Regions", "Registry"]),
         .target(name: "Analysis", dependencies: ["Beacon", "Proximity", "Regions"]),
         // Where a tag is from several receivers' RSSI: fixes with radii that hold.
-        .target(name: "Locating"),
+        .target(name: "Locating", dependencies: ["Beacon", "Proximity"]),
         .target(
             name: "Owners",
             dependencies: [

@@ -1,3 +1,5 @@
+import Proximity
+
 /// Groups a stream of readings into fixes, causally: a fix at time t uses only readings stamped
 /// up to t.
 ///
@@ -40,14 +42,11 @@ public struct FixGrouping: Sendable {
         recent = Array(repeating: [], count: receivers.count)
     }
 
-    /// Whether `rssi` can be a real reading (controllers use −127 and below, and 0 and above, for "no value").
-    public static func isPlausible(rssi: Double) -> Bool { rssi.isFinite && rssi < 0 && rssi > -127 }
-
     /// Takes one reading; the levels of a new fix when this reading makes one.
     public mutating func add(_ reading: Reading) throws(LocatingError) -> Group? {
         guard let receiver = index[reading.receiver] else { throw .unknownReceiver(reading.receiver) }
         guard reading.time.isFinite else { throw .time(reading.time) }
-        guard Self.isPlausible(rssi: reading.rssi) else { throw .rssi(reading.rssi) }
+        guard ProximityEstimator.isPlausible(rssi: reading.rssi) else { throw .rssi(reading.rssi) }
         var time = reading.time
         if let newest {
             guard time >= newest - 1 else { throw .timeWentBack(time: time, previous: newest) }
@@ -61,13 +60,8 @@ public struct FixGrouping: Sendable {
         for receiver in recent.indices {
             recent[receiver].removeAll { $0.time <= time - window }
             guard !recent[receiver].isEmpty else { continue }
-            levels.append(Level(receiver: receiver, rssi: Self.median(recent[receiver].map(\.rssi)), count: recent[receiver].count))
+            levels.append(Level(receiver: receiver, rssi: RSSISummary.quantile(recent[receiver].map(\.rssi).sorted(), 0.5), count: recent[receiver].count))
         }
         return Group(time: time, levels: levels)
-    }
-
-    static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted(), middle = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 }

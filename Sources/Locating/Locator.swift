@@ -1,3 +1,5 @@
+import Proximity
+
 /// One position estimate with radii that hold: the tag lies within `radius50` of the point half
 /// the time and within `radius90` nine times in ten.
 public struct Fix: Sendable, Equatable {
@@ -36,11 +38,11 @@ public struct Locator: Sendable {
             switch receiver.calibration {
             case .none: break
             case .onePoint(let power):
-                guard FixGrouping.isPlausible(rssi: power) else {
+                guard ProximityEstimator.isPlausible(rssi: power) else {
                     throw .calibration(receiver: receiver.id, reason: "RSSI at 1 m \(power) dBm must lie between -127 and 0 dBm")
                 }
             case let .twoPoint(power, exponent):
-                guard FixGrouping.isPlausible(rssi: power) else {
+                guard ProximityEstimator.isPlausible(rssi: power) else {
                     throw .calibration(receiver: receiver.id, reason: "RSSI at 1 m \(power) dBm must lie between -127 and 0 dBm")
                 }
                 guard exponent.isFinite, exponent > 0 else {

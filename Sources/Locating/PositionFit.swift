@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Proximity
 
 /// What one receiver says at one fix: where it is and how strongly it hears the tag.
 public struct Observation: Sendable, Equatable {
@@ -26,7 +27,7 @@ public struct Observation: Sendable, Equatable {
     }
 
     /// Metres at which the log-distance model expects `level`.
-    public var distance: Double { pow(10, (rssiAt1m - level) / (10 * exponent)) }
+    public var distance: Double { PathLossModel(measuredPower: rssiAt1m, exponent: exponent, nearFieldExponent: exponent).distance(rssi: level) }
 }
 
 /// One position from one fix's observations: a robust fit in the RSSI domain with a prior toward

@@ -1,3 +1,6 @@
+import Beacon
+import Proximity
+
 /// A refused CSV line: which line and what is wrong with it.
 public struct LocateCSVError: Error, Equatable, CustomStringConvertible {
     /// 1-based.
@@ -36,7 +39,7 @@ public enum LocateCSV {
             case let (power?, exponent?): calibration = .twoPoint(rssiAt1m: power, exponent: exponent)
             case (nil, _?): throw LocateCSVError(line: row.line, message: "exponent given without rssi_1m; give the RSSI at 1 m too")
             }
-            if let power, !FixGrouping.isPlausible(rssi: power) {
+            if let power, !ProximityEstimator.isPlausible(rssi: power) {
                 throw LocateCSVError(line: row.line, message: "rssi_1m \(power) dBm is not a real signal strength (between -127 and 0 dBm)")
             }
             if let exponent, !(exponent > 0 && exponent < 10) {
@@ -58,7 +61,7 @@ public enum LocateCSV {
             guard known.contains(receiver) else {
                 throw LocateCSVError(line: row.line, message: "receiver `\(receiver)` is not in the receivers file; add it with its place")
             }
-            guard FixGrouping.isPlausible(rssi: rssi) else {
+            guard ProximityEstimator.isPlausible(rssi: rssi) else {
                 throw LocateCSVError(line: row.line, message: "rssi_dbm \(rssi) is not a real signal strength (between -127 and 0 dBm)")
             }
             if let previous = readings.last?.reading.time, time < previous - 1 {
@@ -73,18 +76,8 @@ public enum LocateCSV {
 
     /// One output line: metres to the centimetre.
     public static func line(_ fix: Fix) -> String {
-        "\(decimal(fix.time, 3)),\(decimal(fix.point.x, 2)),\(decimal(fix.point.y, 2)),\(decimal(fix.radius50, 2)),\(decimal(fix.radius90, 2)),\(fix.receivers)"
-    }
-
-    /// `value` with `places` decimals, without Foundation.
-    static func decimal(_ value: Double, _ places: Int) -> String {
-        var scale = 1.0
-        for _ in 0..<places { scale *= 10 }
-        let rounded = (abs(value) * scale).rounded()
-        let whole = (rounded / scale).rounded(.down), fraction = Int(rounded - whole * scale)
-        let digits = String(fraction)
-        let sign = value < 0 && rounded > 0 ? "-" : ""
-        return sign + String(Int(whole)) + "." + String(repeating: "0", count: places - digits.count) + digits
+        [DecimalText.fixed(fix.time, 3), DecimalText.fixed(fix.point.x, 2), DecimalText.fixed(fix.point.y, 2),
+         DecimalText.fixed(fix.radius50, 2), DecimalText.fixed(fix.radius90, 2), String(fix.receivers)].joined(separator: ",")
     }
 }
 
