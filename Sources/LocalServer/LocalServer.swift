@@ -32,8 +32,11 @@ public final class LocalServer: Sendable {
     }
 
     /// Enrols a sentinel in the database and returns its token (the last line the server prints).
-    public static func enrolSentinel(binary: String, database: String, name: String, latitude: Double, longitude: Double) throws -> String {
-        try enrol(binary: binary, ["--name", name, "--latitude", String(latitude), "--longitude", String(longitude), "--database", database])
+    /// `onCoverageMap`: its host agreed to the owners' coverage map, so owners' coverage names it (#43).
+    public static func enrolSentinel(binary: String, database: String, name: String, latitude: Double, longitude: Double,
+                                     onCoverageMap: Bool = false) throws -> String {
+        try enrol(binary: binary, ["--name", name, "--latitude", String(latitude), "--longitude", String(longitude), "--database", database]
+            + (onCoverageMap ? ["--on-coverage-map"] : []))
     }
 
     /// Enrols a roaming sentinel (no place of its own: its sightings carry its fix) and returns its token.

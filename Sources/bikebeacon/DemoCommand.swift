@@ -81,7 +81,7 @@ struct DemoCommand: AsyncParsableCommand {
             "--sentinel-silent-after", String(Self.silentAfter), "--allow-short-silence", "--sentinel-alert-after", "0", "--sentinel-sweep-interval", "1",
         ])
         let sentinelToken = try LocalServer.enrolSentinel(binary: binary, database: server.database, name: Self.place.name,
-                                                         latitude: Self.place.latitude, longitude: Self.place.longitude)
+                                                         latitude: Self.place.latitude, longitude: Self.place.longitude, onCoverageMap: true)
         try await server.start()
         defer { server.stop() }
         say("1. server     bikebeacon-server on \(server.baseURL), SQLite in \(directory.path)")

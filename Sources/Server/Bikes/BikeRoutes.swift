@@ -55,7 +55,7 @@ enum BikeRoutes {
             let reference = try NewTagHold.reference(body?.policeReference)
             guard let bike = try await state.bikes.setMissing(id: id, owner: owner, missing: true, policeReference: reference, now: state.now)
             else { throw APIError.bikeNotFound }
-            if reference != nil, let passed = try await MissingReports.passedHold(bikeID: id, database: state.database) {
+            if reference != nil, let passed = try await MissingReports.claimPassedHold(bikeID: id, database: state.database) {
                 await PoliceReferenceNotice.tell(state: state, bikeID: id, ownerID: owner, report: passed)
             }
             return try JSONResponse.make(bike)

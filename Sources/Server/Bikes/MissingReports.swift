@@ -8,6 +8,7 @@ import SQLKit
 /// pruned after `ReadLog.retention`, except those of a bike still missing (the reference that put it there).
 enum MissingReports {
     /// `passedHold`: the reference let a tag under the new-tag hold onto the list (`reads` marks it; the operator is mailed).
+    /// Stored as 1 until the operator's notice is claimed, then 2.
     static func record(bike: Bike, owner: String, tagSince: Int64, policeReference: String?, passedHold: Bool = false, now: Int64,
                        in db: any SQLDatabase) async throws {
         try await db.raw("""
@@ -21,13 +22,14 @@ enum MissingReports {
             """).run()
     }
 
-    /// The bike's latest report, when it let a tag under the new-tag hold onto the list (`PoliceReferenceNotice`).
-    static func passedHold(bikeID: String, database: Database) async throws -> ReadLogExport.Report? {
+    /// The bike's report that let a tag under the new-tag hold onto the list and whose operator notice is still to go
+    /// (`PoliceReferenceNotice`), claimed so that it goes once, whichever replica or request asks (`passed_hold` 1 → 2).
+    static func claimPassedHold(bikeID: String, database: Database) async throws -> ReadLogExport.Report? {
         try await database.withSession { db in
             guard let row = try await db.raw("""
-                SELECT bike_id, beacon, beacon_since_ms, police_reference, time_ms, passed_hold FROM missing_reports
-                WHERE bike_id = \(bind: bikeID) ORDER BY time_ms DESC, id DESC LIMIT 1
-                """).first(), try row.decode(column: "passed_hold", as: Int.self) != 0 else { return nil }
+                UPDATE missing_reports SET passed_hold = 2 WHERE bike_id = \(bind: bikeID) AND passed_hold = 1
+                RETURNING beacon, beacon_since_ms, police_reference, time_ms
+                """).first() else { return nil }
             return ReadLogExport.Report(bikeID: bikeID, time: try row.decode(column: "time_ms", as: Int64.self),
                                         tag: try row.decode(column: "beacon", as: String.self),
                                         tagSince: try row.decode(column: "beacon_since_ms", as: Int64.self),

@@ -338,8 +338,8 @@ enum Migrations {
         // Whether the last take found a token: `RateLimiter.retryAfter` refills and spends in one upsert and
         // reads the outcome from its RETURNING (#36: a sentinel's batch paid five round trips for its limit).
         common(140, ["ALTER TABLE rate_buckets ADD COLUMN granted BIGINT NOT NULL DEFAULT 1"]),
-        // A bike marked missing under the new-tag hold with a police reference: `reads` marks it, and the operator was
-        // mailed at the time (#43: the reference is the owner's word).
+        // A bike marked missing under the new-tag hold with a police reference: `reads` marks it, and the operator is
+        // mailed at the time (#43: the reference is the owner's word); 1 until the mail is claimed, then 2.
         common(160, ["ALTER TABLE missing_reports ADD COLUMN passed_hold BIGINT NOT NULL DEFAULT 0"]),
     ]
 
