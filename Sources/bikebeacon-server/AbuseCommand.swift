@@ -18,7 +18,7 @@ struct Abuse: AsyncParsableCommand {
             print(["reference", "status", "reported", "tag", "owner", "was missing"].joined(separator: "\t"))
             for report in reports {
                 print([report.id, report.status, Timestamp.format(milliseconds: report.createdMilliseconds), report.beacon.description,
-                       report.ownerEmail, report.wasMissing ? "yes" : "no"].joined(separator: "\t"))
+                       TerminalText.escaped(report.ownerEmail), report.wasMissing ? "yes" : "no"].joined(separator: "\t"))
             }
         }
     }
@@ -33,20 +33,21 @@ struct Abuse: AsyncParsableCommand {
                 throw ValidationError("no report '\(reference)'; `bikebeacon-server abuse list --all` shows every report")
             }
             let resolved = report.resolvedMilliseconds.map { " (\(Timestamp.format(milliseconds: $0)))" } ?? ""
-            // The reporter's words cannot hold control characters (the API refuses them), so they print as they are.
+            // Stored text is shown escaped (`TerminalText`): a CR or a bidi override in it would redraw the terminal.
+            let shown = TerminalText.escaped
             print("""
                 reference: \(report.id)
                 status: \(report.status)\(resolved)
-                reported: \(Timestamp.format(milliseconds: report.createdMilliseconds)) from \(report.client)
+                reported: \(Timestamp.format(milliseconds: report.createdMilliseconds)) from \(shown(report.client))
                 tag: \(report.beacon)
                 bike: \(report.bikeID)
-                owner: \(report.ownerEmail)
+                owner: \(shown(report.ownerEmail))
                 was missing: \(report.wasMissing ? "yes (it left the missing list when reported)" : "no")
-                contact: \(report.contact.isEmpty ? "(none given)" : report.contact)
+                contact: \(report.contact.isEmpty ? "(none given)" : shown(report.contact))
                 message:
                 """)
             for line in (report.message.isEmpty ? "(none)" : report.message).split(separator: "\n", omittingEmptySubsequences: false) {
-                print("    \(line)")
+                print("    \(shown(String(line)))")
             }
         }
     }
@@ -65,7 +66,7 @@ struct Abuse: AsyncParsableCommand {
                     throw ValidationError(error.description)
                 }
             }
-            print("released report \(report.id): '\(report.ownerEmail)' may mark the bike missing again")
+            print("released report \(report.id): '\(TerminalText.escaped(report.ownerEmail))' may mark the bike missing again")
         }
     }
 
@@ -84,7 +85,7 @@ struct Abuse: AsyncParsableCommand {
                     throw ValidationError(error.description)
                 }
             }
-            print("closed the account '\(email)': its bikes left the missing list and its sessions ended")
+            print("closed the account '\(TerminalText.escaped(email))': its bikes left the missing list and its sessions ended")
         }
     }
 }
