@@ -8,10 +8,12 @@ struct Reads: AsyncParsableCommand {
         abstract: "Who read a bike's sightings, and under which police reference it was marked missing, for an abuse case.",
         discussion: """
             Prints, for one bike or every bike of one owner, each time it was marked missing (with the police \
-            report's reference, if one was given) and every read of its sightings: the owner's API, dashboard and \
-            exports, the live event stream (each missing bike when it opens), share links' pages and API, the theft report, with the reader, the route and the client \
-            address (at most one row per reader, bike and route a minute; kept 180 days). Deleted bikes and \
-            accounts still show by their ids.
+            report's reference, if one was given; one that let a new tag past the hold is marked) and every read of its \
+            place: the owner's API, dashboard and exports, the account export, the bike's coverage, the live event stream \
+            (each missing bike when it opens, and each sighting it delivers), share links' pages and API, the theft report, \
+            with the reader, the route and the client address (at most one row per reader, bike and route a minute; kept \
+            180 days). Stored text is shown escaped (control and bidi characters as \\u{…}). Deleted bikes and accounts \
+            still show by their ids.
             """)
 
     @Argument(help: "A bike's id, or its owner's e-mail address (or account id).") var subject: String
