@@ -1,0 +1,92 @@
+import Proximity
+
+/// One sentinel's sighting of a bike as the server holds it: where the sentinel was, how strongly it heard.
+public struct FusionSighting: Sendable, Equatable {
+    public var sentinel: String
+    /// When the sentinel says it heard the bike, seconds on the sentinel's clock.
+    public var time: Double
+    /// The sentinel's clock minus the server's, seconds, when known (from its heartbeats); the
+    /// sighting is placed in time by the server's clock, so a clock off by minutes does not land
+    /// in the wrong window.
+    public var clockOffset: Double?
+    /// Degrees, WGS 84; nil when the sentinel had no place (a roaming one with no fix).
+    public var latitude: Double?
+    public var longitude: Double?
+    /// The GPS fix's horizontal accuracy, metres; nil for a fixed sentinel's enrolled place.
+    public var accuracy: Double?
+    public var rssi: Double
+    public var calibration: ReceiverCalibration
+    /// Heard by a home sentinel of someone other than the reader: the estimate is shown no finer than its grid.
+    public var othersHome: Bool
+
+    public init(sentinel: String, time: Double, clockOffset: Double? = nil, latitude: Double?, longitude: Double?, accuracy: Double? = nil,
+                rssi: Double, calibration: ReceiverCalibration = .none, othersHome: Bool = false) {
+        self.sentinel = sentinel
+        self.time = time
+        self.clockOffset = clockOffset
+        self.latitude = latitude
+        self.longitude = longitude
+        self.accuracy = accuracy
+        self.rssi = rssi
+        self.calibration = calibration
+        self.othersHome = othersHome
+    }
+
+    /// The sighting's time on the server's clock.
+    public var serverTime: Double { time - (clockOffset ?? 0) }
+}
+
+/// One estimate of where a bike is from all its sightings in a window.
+public struct FusedEstimate: Sendable, Equatable {
+    public var latitude: Double
+    public var longitude: Double
+    public var radius50: Double
+    public var radius90: Double
+    /// The sentinels that contributed, sorted.
+    public var sources: [String]
+    /// Sentinels heard in the window with no place: they contributed nothing.
+    public var unplaced: [String]
+    /// Drawn on another owner's home sentinel: show it to others no finer than that sentinel's grid.
+    public var othersHome: Bool
+}
+
+/// Fuses a bike's sightings of the last `window` seconds (server time) into one estimate. Pure.
+///
+/// A fixed sentinel heard several times counts once, at the median of its levels; each of a
+/// roaming sentinel's sightings counts at its own GPS fix, with that fix's accuracy, so passes
+/// by a parked bike add up. The places are put into local metres around the first one
+/// (`LocalFrame`) and fitted by `PositionFit`; the radii are the locator's.
+public enum SightingFusion {
+    public static func fuse(_ sightings: [FusionSighting], now: Double, window: Double,
+                            configuration: LocatorConfiguration = .init()) -> FusedEstimate? {
+        let recent = sightings.filter {
+            $0.serverTime > now - window && $0.serverTime <= now && ProximityEstimator.isPlausible(rssi: $0.rssi)
+        }
+        let unplaced = Set(recent.filter { $0.latitude == nil || $0.longitude == nil }.map(\.sentinel))
+        let placed = recent.filter { $0.latitude != nil && $0.longitude != nil }
+        guard let first = placed.first, let latitude = first.latitude, let longitude = first.longitude else { return nil }
+        let frame = LocalFrame(latitude: latitude, longitude: longitude)
+        // Fixed sentinels (no accuracy) by sentinel and place; each roaming fix on its own.
+        var groups: [String: [FusionSighting]] = [:]
+        var order: [String] = []
+        for (index, sighting) in placed.enumerated() {
+            let key = sighting.accuracy == nil ? "\(sighting.sentinel)@\(sighting.latitude ?? 0),\(sighting.longitude ?? 0)" : "#\(index)"
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(sighting)
+        }
+        let observations = order.compactMap { key -> Observation? in
+            guard let group = groups[key], let sighting = group.first, let lat = sighting.latitude, let lon = sighting.longitude else { return nil }
+            let model = configuration.model(for: sighting.calibration)
+            return Observation(position: frame.point(latitude: lat, longitude: lon),
+                               level: RSSISummary.quantile(group.map(\.rssi).sorted(), 0.5),
+                               rssiAt1m: model.rssiAt1m, exponent: model.exponent, shadowing: model.shadowing,
+                               positionAccuracy: sighting.accuracy ?? 0)
+        }
+        guard let fit = PositionFit.fit(observations, configuration: configuration) else { return nil }
+        let place = frame.coordinates(of: fit.point)
+        return FusedEstimate(latitude: place.latitude, longitude: place.longitude,
+                             radius50: configuration.radius50Scale * fit.spread, radius90: configuration.radius90Scale * fit.spread,
+                             sources: Array(Set(placed.map(\.sentinel))).sorted(), unplaced: unplaced.subtracting(placed.map(\.sentinel)).sorted(),
+                             othersHome: placed.contains(where: \.othersHome))
+    }
+}
