@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import Server
 
 /// `serve --trusted-proxy` (#43): addresses and CIDR blocks, IPv4 and IPv6, parsed strictly; bad input names the value.
@@ -51,5 +52,13 @@ import Testing
                 #expect(error.description.hasPrefix(start), "\(value): \(error.description)")
             }
         }
+    }
+
+    /// `serve` itself: the old flag, which believed every peer, is refused with what to give instead; a bad block is named.
+    @Test func serveRefusesTheOldFlagAndBadBlocks() async throws {
+        let old = try await run("bikebeacon-server", ["serve", "--trust-proxy"])
+        #expect(old.status != 0 && old.stderr.contains("--trust-proxy is gone") && old.stderr.contains("--trusted-proxy 127.0.0.1,::1"), "\(old.stderr)")
+        let bad = try await run("bikebeacon-server", ["serve", "--trusted-proxy", "127.0.0.1", "--trusted-proxy", "::1,10.1.2.3/8"])
+        #expect(bad.status != 0 && bad.stderr.contains("--trusted-proxy '10.1.2.3/8' has bits set past its /8 prefix"), "\(bad.stderr)")
     }
 }
