@@ -39,11 +39,11 @@ public struct LocatorConfiguration: Sendable, Equatable {
         defaultRSSIAt1m: Double = -59,
         defaultExponent: Double = 1.5,
         outlierScale: Double = 1,
-        priorSpread: Double = 4,
+        priorSpread: Double = 6,
         smoothing: Double = 1,
         nearestRange: Double = 0.5,
-        radius50Scale: Double = 0.58,
-        radius90Scale: Double = 1.08
+        radius50Scale: Double = 0.54,
+        radius90Scale: Double = 0.99
     ) {
         self.window = window
         self.interval = interval

@@ -56,8 +56,12 @@ struct LocateBenchCommand: ParsableCommand {
     static func chosen(_ result: LocateBench.Result) -> String {
         "chosen per fold (prior m, smoothing, r50 scale, r90 scale): " + result.tracks.map { track in
             let c = track.chosen
-            return "\(track.track) \(fmt(c.priorSpread, 0))/\(fmt(c.smoothing, 1))/\(fmt(c.radius50Scale, 2))/\(fmt(c.radius90Scale, 2))"
-        }.joined(separator: ", ")
+            return "\(track.track) \(Self.describe(c))"
+        }.joined(separator: ", ") + "; on all tracks (the shipped defaults): \(Self.describe(result.chosenOnAll))"
+    }
+
+    static func describe(_ c: LocatorConfiguration) -> String {
+        "\(fmt(c.priorSpread, 0))/\(fmt(c.smoothing, 1))/\(fmt(c.radius50Scale, 2))/\(fmt(c.radius90Scale, 2))"
     }
 
     static func speed(_ result: LocateBench.Result) -> String {

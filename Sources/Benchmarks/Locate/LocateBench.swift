@@ -47,6 +47,8 @@ public enum LocateBench {
         public var all: [Score]
         /// CPU seconds per estimate, same order as the scores.
         public var secondsPerEstimate: [Double]
+        /// The same rule on all the tracks: what `LocatorConfiguration`'s defaults should be.
+        public var chosenOnAll: LocatorConfiguration
         public static let methods = ["ours"] + LocateAnchor.allCases.map(\.rawValue)
     }
 
@@ -60,24 +62,7 @@ public enum LocateBench {
         for heldOut in data.tracks.indices {
             let training = data.tracks.indices.filter { $0 != heldOut }.map { data.tracks[$0] }
             let receivers = calibratedReceivers(data.sensors, on: training)
-            // The candidate with the lowest mean of per-track median errors on the training tracks.
-            let scored = candidates.map { candidate -> (LocatorConfiguration, Double) in
-                var configuration = base
-                configuration.priorSpread = candidate.priorSpread
-                configuration.smoothing = candidate.smoothing
-                let medians = training.map { Score(errors: runOurs(receivers, configuration, $0).errors).median }
-                return (configuration, medians.reduce(0, +) / Double(medians.count))
-            }
-            var chosen = scored.min { $0.1 < $1.1 }?.0 ?? base
-            // Radius scales: the 50 % and 90 % quantiles of error ÷ spread on the training tracks.
-            chosen.radius50Scale = 1
-            chosen.radius90Scale = 1
-            let ratios = training.flatMap { track in
-                let run = runOurs(receivers, chosen, track)
-                return zip(run.errors, run.radii).map { $0 / $1.r50 }
-            }.sorted()
-            chosen.radius50Scale = RSSISummary.quantile(ratios, 0.5)
-            chosen.radius90Scale = RSSISummary.quantile(ratios, 0.9)
+            let chosen = choose(on: training, receivers: receivers, base: base)
 
             let track = data.tracks[heldOut]
             let before = cpuSeconds()
@@ -102,7 +87,30 @@ public enum LocateBench {
         let all = Result.methods.indices.map { m in
             Score(errors: results.flatMap { $0.errors[m] }, radii: m == 0 ? results.flatMap(\.radii) : nil)
         }
-        return Result(tracks: results, all: all, secondsPerEstimate: cpu.map { $0 / Double(max(1, estimates)) })
+        let shipped = choose(on: data.tracks, receivers: calibratedReceivers(data.sensors, on: data.tracks), base: base)
+        return Result(tracks: results, all: all, secondsPerEstimate: cpu.map { $0 / Double(max(1, estimates)) }, chosenOnAll: shipped)
+    }
+
+    /// The candidate with the lowest mean of per-track median errors on `training`, with the radius
+    /// scales set to the 50 % and 90 % quantiles of error ÷ spread there.
+    static func choose(on training: [PhilotuxoPositions.Track], receivers: [Receiver], base: LocatorConfiguration) -> LocatorConfiguration {
+        let scored = candidates.map { candidate -> (LocatorConfiguration, Double) in
+            var configuration = base
+            configuration.priorSpread = candidate.priorSpread
+            configuration.smoothing = candidate.smoothing
+            let medians = training.map { Score(errors: runOurs(receivers, configuration, $0).errors).median }
+            return (configuration, medians.reduce(0, +) / Double(medians.count))
+        }
+        var chosen = scored.min { $0.1 < $1.1 }?.0 ?? base
+        chosen.radius50Scale = 1
+        chosen.radius90Scale = 1
+        let ratios = training.flatMap { track in
+            let run = runOurs(receivers, chosen, track)
+            return zip(run.errors, run.radii).map { $0 / $1.r50 }
+        }.sorted()
+        chosen.radius50Scale = RSSISummary.quantile(ratios, 0.5)
+        chosen.radius90Scale = RSSISummary.quantile(ratios, 0.9)
+        return chosen
     }
 
     /// Each sensor with the path-loss model fitted to the training rows (two-point calibration:
