@@ -26,6 +26,13 @@ public struct OwnerNotification: Codable, Sendable, Equatable {
         case sentinelUp
         /// Someone who found the bike wrote to its owner (`message`, and `contact` if they gave one).
         case found
+        /// Someone reported the bike's tag hidden on them: its sightings are sealed for the operator's review
+        /// (`message` says what that means, `contact` how to reach the operator). No finder data.
+        case reviewStarted
+        /// The operator released the report: the sealed sightings are the owner's again, marked held for review.
+        case reviewReleased
+        /// The operator closed the report as genuine: the bike left the missing list and stays off it.
+        case reviewClosed
     }
 
     public var event: Event
@@ -103,6 +110,9 @@ public struct OwnerNotification: Codable, Sendable, Equatable {
         case .sentinelDown: "Your sentinel \(place ?? "") stopped listening"
         case .sentinelUp: "Your sentinel \(place ?? "") is listening again"
         case .found: "Someone found \(bikeName) and wrote to you"
+        case .reviewStarted: "\(bikeName)'s sightings are on hold for a review"
+        case .reviewReleased: "The review of \(bikeName) is over: its sightings are yours again"
+        case .reviewClosed: "The review of \(bikeName) is closed: it stays off the missing list"
         }
     }
 }

@@ -28,10 +28,14 @@ public struct SightingRecord: Codable, Sendable, Equatable {
     /// The sentinel's name.
     public var sentinel: String
     public var receivedAt: String
+    /// True for a sighting stored while a report of the tag sealed the bike, shown once the operator released the
+    /// report (#43); absent otherwise.
+    public var heldForReview: Bool?
 
     public init(id: String, clientId: String, bikeId: String, beacon: BeaconID, event: String, time: String, firstSeen: String,
                 lastSeen: String, rssi: Int, distance: Double?, zone: String, latitude: Double?, longitude: Double?,
-                accuracy: Double? = nil, fixTime: String? = nil, fix: String? = nil, sentinel: String, receivedAt: String) {
+                accuracy: Double? = nil, fixTime: String? = nil, fix: String? = nil, sentinel: String, receivedAt: String,
+                heldForReview: Bool? = nil) {
         self.id = id
         self.clientId = clientId
         self.bikeId = bikeId
@@ -50,6 +54,7 @@ public struct SightingRecord: Codable, Sendable, Equatable {
         self.fix = fix
         self.sentinel = sentinel
         self.receivedAt = receivedAt
+        self.heldForReview = heldForReview
     }
 }
 

@@ -73,6 +73,7 @@ public enum BikebeaconServer {
                                       backoff: options.webhookBackoff, logger: logger, now: options.now, alerts: state.sentinelAlerts)
         queue.missingExpiry = MissingExpiry(database: database, missingList: state.missingList, dispatcher: dispatcher,
                                             period: options.missingPeriod)
+        queue.sealedRetention = options.sealedRetentionMilliseconds
         queue.abuseMails = options.mail.map {
             AbuseMailQueue(database: database, mail: $0, backoff: options.webhookBackoff, logger: logger, now: options.now)
         }

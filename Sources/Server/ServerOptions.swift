@@ -43,6 +43,14 @@ public struct ServerOptions: Sendable {
     /// Finders' messages to one tag's owner, and reports of one tag, from anyone: a few a day, so that nobody
     /// can flood an owner (or the operator) through one tag.
     public var foundTagPerTagLimit = RateLimit(perSecond: 3.0 / 86_400, burst: 3)
+    /// Reports of hidden tags per client address (`serve --reports-per-client`, a day), a budget of their own: look-ups
+    /// and messages from the same network (a shared NAT, a housemate) cannot spend a victim's report (#43).
+    public var foundReportClientLimit = RateLimit(perSecond: 3.0 / 86_400, burst: 3)
+    /// Past this many reports network-wide in an hour (`serve --report-breaker-per-hour`), further reports are held for
+    /// the operator, who is mailed at once, instead of sealing: nobody can seal many owners' bikes at once (#43).
+    public var reportBreakerPerHour = 10
+    /// How long a closed case's sealed sightings are kept for the police (`serve --sealed-retention-days`).
+    public var sealedRetentionMilliseconds: Int64 = 180 * 86_400_000
     /// The reverse proxies whose `X-Forwarded-For` is believed (`serve --trusted-proxy`); none by default. See `ClientAddress`.
     public var trustedProxies = TrustedProxies.none
     /// Missing-list versions of change log kept for deltas; older `since` values get the full list.

@@ -69,6 +69,14 @@ struct Serve: AsyncParsableCommand {
     var sentinelSweepInterval: Double = 15
     @Flag(help: "Let --sentinel-silent-after be shorter than a healthy sentinel's gaps between heartbeats (the demo, tests: their sentinels stop on purpose).")
     var allowShortSilence = false
+    @Option(help: "Reports of tags hidden on someone per client address a day, a budget apart from look-ups and messages.")
+    var reportsPerClient = 3
+    @Option(help: "Reports network-wide in an hour past which further reports are held for the operator (mailed at once) instead of sealing bikes.")
+    var reportBreakerPerHour = 10
+    @Option(help: "Days a closed report case's sealed sightings are kept for the police before they are deleted (`abuse purge` deletes them sooner).")
+    var sealedRetentionDays = 180
+    @Flag(help: "Serve the public (--public-url, or a host beyond loopback) without --operator-email and --smtp-url: nobody is mailed of a report of a hidden tag; the operator must watch `abuse list` or the Network page.")
+    var reportsWithoutOperatorMail = false
 
     func validate() throws {
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4…31") }
@@ -103,10 +111,21 @@ struct Serve: AsyncParsableCommand {
         for address in operatorEmail where !MailAddress.isPlausible(address) {
             throw ValidationError("--operator-email '\(address)' is not an e-mail address")
         }
+        guard (1...100).contains(reportsPerClient) else { throw ValidationError("--reports-per-client must be 1…100 a day") }
+        guard (1...10_000).contains(reportBreakerPerHour) else { throw ValidationError("--report-breaker-per-hour must be 1…10000") }
+        guard (1...3650).contains(sealedRetentionDays) else { throw ValidationError("--sealed-retention-days must be 1…3650") }
         guard sentinelDiskFree.isFinite, (0...100).contains(sentinelDiskFree) else { throw ValidationError("--sentinel-disk-free must be 0…100 percent") }
         _ = try checkedPublicURL()
         _ = try mailOptions()
         _ = try tiles()
+        if servesThePublic, !reportsWithoutOperatorMail, operatorEmail.isEmpty || smtpURL == nil {
+            throw ValidationError("a report of a tag hidden on someone seals a bike at once and must reach the operator at once: give --operator-email ADDRESS and --smtp-url (the reports are mailed), or --reports-without-operator-mail to take them unmailed (then watch `bikebeacon-server abuse list` or the dashboard's Network page)")
+        }
+    }
+
+    /// A server others reach (a `--public-url`, or listening beyond loopback): it takes reports only with an operator mail route.
+    var servesThePublic: Bool {
+        publicURL != nil || !["127.0.0.1", "::1", "localhost"].contains(host)
     }
 
     /// When sentinels count as silent or degraded, from the flags.
@@ -162,6 +181,12 @@ struct Serve: AsyncParsableCommand {
         options.sentinelSweepInterval = .milliseconds(Int64(sentinelSweepInterval * 1000))
         options.sentinelAlerts.holdOffMilliseconds = Int64(sentinelAlertAfter * 60_000)
         options.sentinelAlerts.operatorEmails = operatorEmail
+        options.foundReportClientLimit = RateLimit(perSecond: Double(reportsPerClient) / 86_400, burst: Double(reportsPerClient))
+        options.reportBreakerPerHour = reportBreakerPerHour
+        options.sealedRetentionMilliseconds = Int64(sealedRetentionDays) * 86_400_000
+        if operatorEmail.isEmpty || options.mail == nil {
+            logger.warning("NO OPERATOR MAIL ROUTE: a report of a tag hidden on someone seals a bike and nobody is mailed; check `bikebeacon-server abuse list` or the Network page every day, or give --operator-email and --smtp-url (a server with --public-url or beyond loopback refuses to start without them unless --reports-without-operator-mail)")
+        }
         do {
             let app = try await BikebeaconServer.makeApplication(database: db, options: options, logger: logger)
             try await app.runService()

@@ -26,7 +26,7 @@ enum AccountDataRoutes {
             let body = try await JSONResponse.decode(AccountDeletion.self, from: request, context: context)
             try await AccountRoutes.confirm(password: body.password, owner: owner, request: request, context: context, state: state,
                                             refusal: "the password is wrong; the account was not deleted")
-            try await AccountData(database: state.database).delete(accountID: accountID, missingList: state.missingList)
+            try await AccountData(database: state.database).delete(accountID: accountID, missingList: state.missingList, now: state.now)
             await state.sessions.wakeStreams(of: accountID)
             state.logger.notice("account deleted at its owner's request", metadata: ["account": "\(accountID)"])
             return Response(status: .noContent)
@@ -48,7 +48,8 @@ struct AccountData: Sendable {
             let bikes = try await db.raw("SELECT \(unsafeRaw: BikeStore.columns) FROM bikes WHERE owner_id = \(bind: accountID) ORDER BY created_ms, id").all().map(BikeStore.bike)
             let sightings = try await db.raw("""
                 SELECT s.*, t.name AS sentinel_name FROM sightings s JOIN sentinels t ON t.id = s.sentinel_id
-                JOIN bikes b ON b.id = s.bike_id WHERE b.owner_id = \(bind: accountID) ORDER BY s.time_ms, s.id
+                JOIN bikes b ON b.id = s.bike_id WHERE b.owner_id = \(bind: accountID) AND \(unsafeRaw: SightingSeal.ownerVisible("s"))
+                ORDER BY s.time_ms, s.id
                 """).all().map(SightingStore.sighting)
             return AccountExport(
                 account: Account(id: accountID, email: try row.decode(column: "email", as: String.self),
@@ -63,13 +64,15 @@ struct AccountData: Sendable {
     }
 
     /// Deletes the account; bikes, their share links and dates, sightings, sessions, events and subscriptions go with it (foreign keys
-    /// cascade). Missing bikes leave the missing list in the same transaction, so sentinels stop looking.
-    func delete(accountID: String, missingList: MissingListStore) async throws {
-        try await database.transaction { db in try await Self.delete(accountID: accountID, missingList: missingList, in: db) }
+    /// cascade). Missing bikes leave the missing list in the same transaction, so sentinels stop looking. Sealed sightings of an
+    /// unreleased report case are kept for the police (`SightingSeal.keepEvidence`): leaving does not erase a stalking case.
+    func delete(accountID: String, missingList: MissingListStore, now: Int64) async throws {
+        try await database.transaction { db in try await Self.delete(accountID: accountID, missingList: missingList, now: now, in: db) }
     }
 
     /// The deletion inside the caller's transaction (the operator's `abuse close-account` closes reports in the same one).
-    static func delete(accountID: String, missingList: MissingListStore, in db: any SQLDatabase) async throws {
+    static func delete(accountID: String, missingList: MissingListStore, now: Int64, in db: any SQLDatabase) async throws {
+        try await SightingSeal.keepEvidence(bikeCondition: "b.owner_id = \(bind: accountID)", now: now, in: db)
         let missing = try await db.raw("""
             SELECT \(unsafeRaw: BikeStore.columns) FROM bikes WHERE owner_id = \(bind: accountID) AND missing_since_ms IS NOT NULL
             """).all().map(BikeStore.bike)

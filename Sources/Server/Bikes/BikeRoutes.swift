@@ -44,7 +44,7 @@ enum BikeRoutes {
 
         router.delete("/v1/bikes/{id}") { request, context in
             let owner = try context.owner().accountID
-            guard try await state.bikes.delete(id: try bikeID(context), owner: owner) else { throw APIError.bikeNotFound }
+            guard try await state.bikes.delete(id: try bikeID(context), owner: owner, now: state.now) else { throw APIError.bikeNotFound }
             return Response(status: .noContent)
         }
 

@@ -17,7 +17,7 @@ struct BikeStore: Sendable {
     static let columns = """
         id, owner_id, name, make, model, colour, frame_number, engine_number, notes,
         beacon_uuid, beacon_major, beacon_minor, missing_since_ms, created_ms, updated_ms, recovery_contact, missing_until_ms,
-        CASE WHEN \(AbuseStore.openOnBike) THEN 1 ELSE 0 END AS under_review
+        CASE WHEN sealed_case IS NOT NULL THEN 1 ELSE 0 END AS under_review
         """
 
     func create(owner: String, fields: BikeFields, now: Int64) async throws -> Bike {
@@ -41,6 +41,7 @@ struct BikeStore: Sendable {
                   \(bind: Int(beacon.major)), \(bind: Int(beacon.minor)), NULL, \(bind: now), \(bind: now),
                   \(bind: fields.recoveryContact ?? ""), \(bind: now))
                 """).run()
+            try await SightingSeal.inheritCase(bikeID: id, in: db)
             guard let bike = try await find(id: id, owner: owner, in: db) else { throw APIError.bikeNotFound }
             return bike
         }
@@ -83,6 +84,7 @@ struct BikeStore: Sendable {
                   recovery_contact = \(bind: new.recoveryContact)
                 WHERE id = \(bind: id)
                 """).run()
+            if new.beacon != old.beacon { try await SightingSeal.inheritCase(bikeID: id, in: db) }
             if old.missing, new.beacon != old.beacon || new.description != old.description {
                 try await missingList.recordChange(of: [old.beacon, new.beacon], in: db)
             }
@@ -90,9 +92,11 @@ struct BikeStore: Sendable {
         }
     }
 
-    func delete(id: String, owner: String) async throws -> Bool {
+    /// Deletes the owner's bike; sealed sightings of an unreleased case are kept for the police (`SightingSeal.keepEvidence`).
+    func delete(id: String, owner: String, now: Int64) async throws -> Bool {
         try await database.transaction { db in
             guard let bike = try await find(id: id, owner: owner, in: db) else { return false }
+            try await SightingSeal.keepEvidence(bikeCondition: "b.id = \(bind: id)", now: now, in: db)
             try await db.raw("DELETE FROM bikes WHERE id = \(bind: id)").run()
             if bike.missing { try await missingList.recordChange(of: [bike.beacon], in: db) }
             return true
@@ -107,7 +111,10 @@ struct BikeStore: Sendable {
         try await database.transaction { db in
             try await lock(id: id, in: db)
             guard let bike = try await find(id: id, owner: owner, in: db) else { return nil }
-            if missing, bike.underReview == true { throw AbuseStore.underReview }
+            // A report's open case never stops this (the bike stays on the list, sealed); a case closed as genuine does.
+            if missing, try await db.raw("SELECT id FROM bikes WHERE id = \(bind: id) AND \(unsafeRaw: AbuseStore.closedOnBike)").first() != nil {
+                throw AbuseStore.closedCase
+            }
             if missing {
                 let tagSince = try await beaconSince(id: id, in: db) ?? now
                 let held = !bike.missing && newTagHold.end(tagSince: tagSince, now: now) != nil

@@ -15,12 +15,13 @@ struct StoredEvent: Sendable, Equatable {
 enum EventStore {
     /// Appends an event and, when the owner has a webhook, queues its delivery. Call inside the sighting's
     /// transaction; after it commits, signal `Database.events` (PostgreSQL replicas are notified by the commit).
-    static func append(_ event: some Encodable & Sendable, kind: String = "sighting", account: String, now: Int64,
+    /// `bikeID`: the bike whose place it carries, so a report's seal stops it at once (`events`, `SightingSeal`).
+    static func append(_ event: some Encodable & Sendable, kind: String = "sighting", account: String, bikeID: String? = nil, now: Int64,
                        in db: any SQLDatabase) async throws {
         let payload = String(decoding: try JSONResponse.encoder.encode(event), as: UTF8.self)
         guard let id = try await db.raw("""
-            INSERT INTO events (account_id, kind, payload, created_ms)
-            VALUES (\(bind: account), \(bind: kind), \(bind: payload), \(bind: now))
+            INSERT INTO events (account_id, kind, payload, created_ms, bike_id)
+            VALUES (\(bind: account), \(bind: kind), \(bind: payload), \(bind: now), \(bind: bikeID))
             RETURNING id
             """).first()?.decode(column: "id", as: Int64.self)
         else { throw StorageError.corruptRow("events insert returned no id") }
@@ -41,11 +42,13 @@ enum EventStore {
         }
     }
 
-    /// The owner's events after `id`, oldest first.
+    /// The owner's events after `id`, oldest first; none that carries the place of a bike sealed now (#43: a stream
+    /// open across a report stops at once, whatever it had still to send).
     static func events(account: String, after id: Int64, limit: Int, database: Database) async throws -> [StoredEvent] {
         try await database.withSession { db in
             try await db.raw("""
                 SELECT id, kind, payload FROM events WHERE account_id = \(bind: account) AND id > \(bind: id)
+                  AND (bike_id IS NULL OR NOT EXISTS (SELECT 1 FROM bikes b WHERE b.id = events.bike_id AND b.sealed_case IS NOT NULL))
                 ORDER BY id LIMIT \(bind: limit)
                 """).all().map { StoredEvent(id: try $0.decode(column: "id", as: Int64.self), kind: try $0.decode(column: "kind", as: String.self),
                                              payload: try $0.decode(column: "payload", as: String.self)) }

@@ -5,26 +5,33 @@ import Logging
 import Mail
 import SQLKit
 
-/// The mail the operator (`serve --operator-email`) gets for a report of a hidden tag: what was frozen, the
-/// reporter's words and contact (escaped: they are a stranger's), and the commands that resolve it. Pure.
+/// The mail the operator (`serve --operator-email`) gets for a report of a hidden tag at once: whether it sealed the
+/// bike or the breaker held it, the reporter's words and contact (escaped: they are a stranger's), and the commands
+/// that resolve it. Pure.
 enum AbuseMail {
     static func message(_ report: AbuseReport, to address: String, options: MailOptions, deliveryID: Int64, now: Int64) -> MailMessage {
-        let subject = "A tag was reported hidden on someone (report \(report.id))"
+        let held = report.status == "held"
+        let subject = held ? "A report of a hidden tag waits for you: the breaker held it (report \(report.id))"
+            : "A tag was reported hidden on someone (report \(report.id))"
         let facts = [
             ("Report", report.id),
             ("Reported at", Timestamp.format(milliseconds: report.createdMilliseconds)),
             ("Tag", report.beacon.description),
             ("Bike", report.bikeID),
             ("Owner", report.ownerEmail),
-            ("Was missing", report.wasMissing ? "yes: it left the missing list now" : "no"),
+            ("Was missing", report.wasMissing ? "yes: it stays on the missing list, its sightings sealed" : "no"),
             ("Reporter's message", report.message.isEmpty ? "(none)" : report.message),
             ("Reporter's contact", report.contact.isEmpty ? "(none given)" : report.contact),
             ("Reporter's network", report.client),
         ]
-        let advice = """
-            The bike is frozen: it is off the missing list, no sighting of it reaches its owner, and the owner sees "under review". \
-            Run `bikebeacon-server abuse show \(report.id)` for the report, then `abuse release \(report.id)` to lift the freeze, \
-            or `abuse close-account \(report.id)` to close the owner's account.
+        let advice = held ? """
+            Too many reports came in this hour (serve --report-breaker-per-hour), so this one sealed nothing: it waits for you. \
+            Run `bikebeacon-server abuse show \(report.id)`, then `abuse seal \(report.id)` to seal the bike, or `abuse dismiss \(report.id)`.
+            """ : """
+            The bike is sealed: its sightings are still stored but reach nobody through its owner, its share links are paused, \
+            and the owner was told, without any of the reporter's data. Run `bikebeacon-server abuse show \(report.id)`, then \
+            `abuse release \(report.id)` (the owner sees the sealed sightings, marked held for review) or `abuse close \(report.id)` \
+            (genuine: recording ends, sealed sightings are kept for the police), or `abuse close-account \(report.id)`.
             """
         let text = ([subject + ".", ""] + facts.map { "\($0.0): \($0.1)" } + ["", advice, "", "-- ",
                     "You get this as the operator of this bikebeacon network."]).joined(separator: "\n")

@@ -10,19 +10,20 @@ struct FoundTagStore: Sendable {
         var id: String
         var ownerID: String
         var name: String
-        var underReview: Bool
+        /// A report's case seals the bike now (`AbuseStore`).
+        var sealed: Bool
     }
 
     func bike(beacon: BeaconID) async throws -> FoundBike? {
         try await database.withSession { db in
             guard let row = try await db.raw("""
-                SELECT id, owner_id, name, CASE WHEN \(unsafeRaw: AbuseStore.openOnBike) THEN 1 ELSE 0 END AS under_review FROM bikes
+                SELECT id, owner_id, name, sealed_case FROM bikes
                 WHERE beacon_uuid = \(bind: beacon.uuid.uuidString) AND beacon_major = \(bind: Int(beacon.major))
                   AND beacon_minor = \(bind: Int(beacon.minor))
                 """).first() else { return nil }
             return FoundBike(id: try row.decode(column: "id", as: String.self), ownerID: try row.decode(column: "owner_id", as: String.self),
                              name: try row.decode(column: "name", as: String.self),
-                             underReview: try row.decode(column: "under_review", as: Int.self) != 0)
+                             sealed: try row.decode(column: "sealed_case", as: String?.self) != nil)
         }
     }
 

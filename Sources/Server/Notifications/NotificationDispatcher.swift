@@ -90,9 +90,9 @@ struct NotificationDispatcher: Sendable {
         }
         for (channel, target) in targets {
             try await db.raw("""
-                INSERT INTO notification_deliveries (account_id, channel, target, payload, attempts, next_attempt_ms, created_ms)
+                INSERT INTO notification_deliveries (account_id, channel, target, payload, attempts, next_attempt_ms, created_ms, bike_id)
                 VALUES (\(bind: notification.ownerId), \(bind: channel.rawValue), \(bind: target), \(bind: payload),
-                        \(bind: 0), \(bind: now), \(bind: now))
+                        \(bind: 0), \(bind: now), \(bind: now), \(bind: notification.carriesPlace ? notification.bikeId : nil))
                 """).run()
         }
         return targets.count

@@ -20,6 +20,8 @@ struct NotificationQueue: Sendable {
     var alerts: SentinelAlertStore? = nil
     /// The operator's mails about tags reported hidden on someone; nil without SMTP.
     var abuseMails: AbuseMailQueue? = nil
+    /// How long a closed report case's sealed sightings are kept (`serve --sealed-retention-days`); nil keeps them.
+    var sealedRetention: Int64? = nil
 
     private struct Row: Sendable {
         var id: Int64
@@ -39,6 +41,11 @@ struct NotificationQueue: Sendable {
         try await missingExpiry?.run(now: now())
         try await alerts?.deliverDue()
         try await abuseMails?.deliverDue()
+        if let sealedRetention {
+            for caseID in try await SightingSeal.expire(retention: sealedRetention, now: now(), database: database) {
+                logger.notice("a closed report case's sealed sightings reached the end of their retention and were deleted", metadata: ["case": "\(caseID)"])
+            }
+        }
         let channels = senders.keys.map(\.rawValue)
         guard !channels.isEmpty else { return }
         let time = now()

@@ -20,7 +20,8 @@ struct CoverageStore: Sendable {
                                      missingSince: missingSince.map { Timestamp.format(milliseconds: $0) }, listening: 0, sentinels: [])
             guard let row = try await db.raw("""
                 SELECT s.*, t.name AS sentinel_name FROM sightings s JOIN sentinels t ON t.id = s.sentinel_id
-                WHERE s.bike_id = \(bind: bikeID) AND (s.fix IS NULL OR s.fix <> 'none') ORDER BY s.time_ms DESC, s.id DESC LIMIT 1
+                WHERE s.bike_id = \(bind: bikeID) AND (s.fix IS NULL OR s.fix <> 'none') AND \(unsafeRaw: SightingSeal.ownerVisible("s"))
+                ORDER BY s.time_ms DESC, s.id DESC LIMIT 1
                 """).first() else { return empty }
             let last = try SightingStore.sighting(row, for: audience)
             guard let latitude = last.latitude, let longitude = last.longitude else { return empty }

@@ -4,6 +4,10 @@ import Hummingbird
 /// The plain pages a share link shows when it no longer opens: no script, nothing about the bike.
 enum SharePages {
     static func gone(_ share: Share, headers: HTTPFields) -> Response {
+        if share.status == "paused" {
+            return page(.gone, title: "This share link is paused",
+                        text: "The bike's page is not shown for now. Ask the bike's owner if you need it.", headers: headers)
+        }
         let what = share.status == "revoked" ? "The bike's owner has revoked this link." : "This link expired at \(share.expiresAt)."
         return page(.gone, title: "This share link no longer works",
                     text: "\(what) Ask the owner for a new link if you still need it.", headers: headers)

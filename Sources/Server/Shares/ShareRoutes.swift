@@ -57,7 +57,8 @@ enum ShareRoutes {
             }
             guard resolved.share.status == "active" else {
                 throw APIError(.gone, "share_\(resolved.share.status)",
-                               "this share link has \(resolved.share.status == "revoked" ? "been revoked" : "expired"); ask the bike's owner for a new one")
+                               resolved.share.status == "paused" ? "this share link is paused for now; ask the bike's owner if you need it"
+                                : "this share link has \(resolved.share.status == "revoked" ? "been revoked" : "expired"); ask the bike's owner for a new one")
             }
             guard let bike = try await state.bikes.find(id: resolved.share.bikeId, owner: resolved.ownerID) else {
                 throw APIError(.notFound, "not_found", "no such share link; ask the bike's owner for a new one")

@@ -55,12 +55,12 @@ struct ShareStore: Sendable {
             let rows: [any SQLRow]
             if let bikeID {
                 rows = try await db.raw("""
-                    SELECT s.* FROM shares s JOIN bikes b ON b.id = s.bike_id
+                    SELECT s.*, b.sealed_case FROM shares s JOIN bikes b ON b.id = s.bike_id
                     WHERE b.owner_id = \(bind: owner) AND s.bike_id = \(bind: bikeID) ORDER BY s.created_ms DESC, s.id
                     """).all()
             } else {
                 rows = try await db.raw("""
-                    SELECT s.* FROM shares s JOIN bikes b ON b.id = s.bike_id
+                    SELECT s.*, b.sealed_case FROM shares s JOIN bikes b ON b.id = s.bike_id
                     WHERE b.owner_id = \(bind: owner) ORDER BY s.created_ms DESC, s.id
                     """).all()
             }
@@ -80,7 +80,7 @@ struct ShareStore: Sendable {
         }
     }
 
-    /// Revokes every link of the bike that still works (the bike was recovered).
+    /// Revokes every link of the bike that still works (the bike was recovered, or a report's case was closed).
     static func revokeAll(bikeID: String, now: Int64, in db: any SQLDatabase) async throws {
         try await db.raw("UPDATE shares SET revoked_ms = \(bind: now) WHERE bike_id = \(bind: bikeID) AND revoked_ms IS NULL").run()
     }
@@ -90,7 +90,7 @@ struct ShareStore: Sendable {
         guard token.hasPrefix(Self.prefix), token.count <= 100 else { return nil }
         return try await database.withSession { db in
             guard let row = try await db.raw("""
-                SELECT s.*, b.owner_id FROM shares s JOIN bikes b ON b.id = s.bike_id WHERE s.token_hash = \(bind: Tokens.digest(token))
+                SELECT s.*, b.owner_id, b.sealed_case FROM shares s JOIN bikes b ON b.id = s.bike_id WHERE s.token_hash = \(bind: Tokens.digest(token))
                 """).first() else { return nil }
             return Resolved(share: try Self.share(row, now: now), ownerID: try row.decode(column: "owner_id", as: String.self))
         }
@@ -106,6 +106,7 @@ struct ShareStore: Sendable {
     static func share(_ row: any SQLRow, now: Int64) throws -> Share {
         let expires = try row.decode(column: "expires_ms", as: Int64.self)
         let revoked = try row.decode(column: "revoked_ms", as: Int64?.self)
+        let sealed = try row.decode(column: "sealed_case", as: String?.self) != nil
         return Share(
             id: try row.decode(column: "id", as: String.self),
             bikeId: try row.decode(column: "bike_id", as: String.self),
@@ -114,7 +115,8 @@ struct ShareStore: Sendable {
             createdAt: Timestamp.format(milliseconds: try row.decode(column: "created_ms", as: Int64.self)),
             expiresAt: Timestamp.format(milliseconds: expires),
             revokedAt: revoked.map { Timestamp.format(milliseconds: $0) },
-            status: revoked != nil ? "revoked" : expires <= now ? "expired" : "active",
+            // A report's seal pauses a link (#43), without revoking it: it opens again when the report is released.
+            status: revoked != nil ? "revoked" : expires <= now ? "expired" : sealed ? "paused" : "active",
             views: try row.decode(column: "views", as: Int.self),
             lastViewedAt: try row.decode(column: "last_viewed_ms", as: Int64?.self).map { Timestamp.format(milliseconds: $0) })
     }

@@ -4,7 +4,7 @@ import Foundation
 /// Sightings as CSV (for spreadsheets) and GeoJSON (for maps). Pure.
 enum SightingExport {
     static let csvHeader = ["id", "time", "event", "zone", "rssi", "distance", "latitude", "longitude", "sentinel",
-                            "uuid", "major", "minor", "firstSeen", "lastSeen", "receivedAt", "accuracy", "fixTime", "fix"]
+                            "uuid", "major", "minor", "firstSeen", "lastSeen", "receivedAt", "accuracy", "fixTime", "fix", "heldForReview"]
 
     static func csv(_ sightings: [SightingRecord]) -> String {
         var lines = [csvHeader.joined(separator: ",")]
@@ -12,7 +12,7 @@ enum SightingExport {
             let fields = [s.id, s.time, s.event, s.zone, String(s.rssi), s.distance.map { String($0) } ?? "",
                           s.latitude.map { String($0) } ?? "", s.longitude.map { String($0) } ?? "", s.sentinel, s.beacon.uuid.uuidString,
                           String(s.beacon.major), String(s.beacon.minor), s.firstSeen, s.lastSeen, s.receivedAt,
-                          s.accuracy.map { String($0) } ?? "", s.fixTime ?? "", s.fix ?? ""]
+                          s.accuracy.map { String($0) } ?? "", s.fixTime ?? "", s.fix ?? "", s.heldForReview == true ? "true" : ""]
             lines.append(fields.map(field).joined(separator: ","))
         }
         return lines.joined(separator: "\r\n") + "\r\n"

@@ -63,11 +63,12 @@ struct SightingStore: Sendable {
         guard !rows.isEmpty else {
             return IngestResult(accepted: 0, duplicates: sightings.count - rejected.count, rejected: rejected, notifiedAccounts: [])
         }
-        let inserted: Set<String>, notified: Set<String>
+        let inserted: [String: Bool], notified: Set<String>
         if rows.contains(where: { $0.0.event.notifies }) {
-            (inserted, notified) = try await database.transaction { db -> (Set<String>, Set<String>) in
+            (inserted, notified) = try await database.transaction { db -> ([String: Bool], Set<String>) in
                 let inserted = try await insert(rows, from: sentinel, now: now, in: db)
-                return (inserted, try await notify(rows.filter { inserted.contains($0.0.clientID) }, from: sentinel, now: now, in: db))
+                // A sealed sighting is stored, and nobody is told of it (#43).
+                return (inserted, try await notify(rows.filter { inserted[$0.0.clientID] == false }, from: sentinel, now: now, in: db))
             }
         } else {
             inserted = try await database.withSession { try await insert(rows, from: sentinel, now: now, in: $0) }
@@ -85,24 +86,28 @@ struct SightingStore: Sendable {
     }
 
     /// Inserts the rows, skipping client ids this sentinel sent before (a retry, or a concurrent retry of the
-    /// same batch that won the race: the unique key keeps one copy); the client ids inserted.
+    /// same batch that won the race: the unique key keeps one copy); the client ids inserted, each with whether it
+    /// was sealed: stored under the case sealing its bike at that moment (`SightingSeal.caseOfBike`).
     private func insert(_ rows: [(NewSighting, MissingBikeRow, String)], from sentinel: Sentinel, now: Int64,
-                        in db: any SQLDatabase) async throws -> Set<String> {
+                        in db: any SQLDatabase) async throws -> [String: Bool] {
         let insert = db.insert(into: "sightings").columns(
             "id", "sentinel_id", "client_id", "bike_id", "beacon_uuid", "beacon_major", "beacon_minor", "event",
             "time_ms", "first_seen_ms", "last_seen_ms", "rssi", "distance", "zone", "latitude", "longitude",
-            "fix", "accuracy_m", "fix_ms", "received_ms", "sentinel_home")
+            "fix", "accuracy_m", "fix_ms", "received_ms", "sentinel_home", "sealed_case")
         for (s, bike, id) in rows {
             let heard = StoredPlace(s.place, sentinel: sentinel)
-            insert.values([
+            let values: [any Encodable & Sendable] = [
                 id, sentinel.id, s.clientID, bike.id, s.beacon.uuid.uuidString, Int(s.beacon.major), Int(s.beacon.minor),
                 s.event.rawValue, s.time, s.firstSeen, s.lastSeen, s.rssi, s.distance, s.zone,
                 heard.latitude ?? 0, heard.longitude ?? 0, heard.fix, heard.accuracy, heard.fixTime, now,
                 SightingPrivacy.Home(sentinel, bikeOwner: bike.ownerID).rawValue,
-            ] as [any Encodable & Sendable])
+            ]
+            insert.values(values.map { SQLBind($0) as any SQLExpression } + [SightingSeal.caseOfBike(bike.id, flavor: database.flavor)])
         }
-        return Set(try await insert.ignoringConflicts(with: ["sentinel_id", "client_id"])
-            .returning("client_id").all().map { try $0.decode(column: "client_id", as: String.self) })
+        return Dictionary(try await insert.ignoringConflicts(with: ["sentinel_id", "client_id"])
+            .returning("client_id", "sealed_case").all().map {
+                (try $0.decode(column: "client_id", as: String.self), try $0.decode(column: "sealed_case", as: String?.self) != nil)
+            }) { first, _ in first }
     }
 
     /// Stores the owner's event and queues the notification of each new sighting that notifies; the owners told.
@@ -119,7 +124,7 @@ struct SightingStore: Sendable {
                 time: Timestamp.format(milliseconds: s.time), beacon: s.beacon, zone: s.zone, rssi: s.rssi,
                 distance: s.distance, sentinel: seen.name, latitude: seen.latitude, longitude: seen.longitude,
                 accuracy: seen.accuracy ?? heard.accuracy)
-            try await EventStore.append(event, account: bike.ownerID, now: now, in: db)
+            try await EventStore.append(event, account: bike.ownerID, bikeID: bike.id, now: now, in: db)
             try await notifications.offer(OwnerNotification(
                 event: s.event == .departed ? .departed : .arrived, bikeId: bike.id, bikeName: bike.name, ownerId: bike.ownerID,
                 place: seen.name, latitude: seen.latitude, longitude: seen.longitude,
@@ -188,21 +193,21 @@ struct SightingStore: Sendable {
         return result
     }
 
-    /// A page of one bike's sightings, newest first, starting after `cursor`, as `audience` may see them.
+    /// A page of one bike's sightings, newest first, starting after `cursor`, as `audience` may see them: never a sealed one.
     func page(bikeID: String, after cursor: SightingCursor?, limit: Int, for audience: SightingPrivacy.Audience) async throws -> SightingPage {
         try await database.withSession { db in
             let rows: [any SQLRow]
             if let cursor {
                 rows = try await db.raw("""
                     SELECT s.*, t.name AS sentinel_name FROM sightings s JOIN sentinels t ON t.id = s.sentinel_id
-                    WHERE s.bike_id = \(bind: bikeID)
+                    WHERE s.bike_id = \(bind: bikeID) AND \(unsafeRaw: SightingSeal.ownerVisible("s"))
                       AND (s.time_ms < \(bind: cursor.time) OR (s.time_ms = \(bind: cursor.time) AND s.id < \(bind: cursor.id)))
                     ORDER BY s.time_ms DESC, s.id DESC LIMIT \(bind: limit + 1)
                     """).all()
             } else {
                 rows = try await db.raw("""
                     SELECT s.*, t.name AS sentinel_name FROM sightings s JOIN sentinels t ON t.id = s.sentinel_id
-                    WHERE s.bike_id = \(bind: bikeID) ORDER BY s.time_ms DESC, s.id DESC LIMIT \(bind: limit + 1)
+                    WHERE s.bike_id = \(bind: bikeID) AND \(unsafeRaw: SightingSeal.ownerVisible("s")) ORDER BY s.time_ms DESC, s.id DESC LIMIT \(bind: limit + 1)
                     """).all()
             }
             let sightings = try rows.prefix(limit).map { try Self.sighting($0, for: audience) }
@@ -247,6 +252,7 @@ struct SightingStore: Sendable {
             fixTime: try row.decode(column: "fix_ms", as: Int64?.self).map { Timestamp.format(milliseconds: $0) },
             fix: fix,
             sentinel: try row.decode(column: "sentinel_name", as: String.self),
-            receivedAt: Timestamp.format(milliseconds: try row.decode(column: "received_ms", as: Int64.self)))
+            receivedAt: Timestamp.format(milliseconds: try row.decode(column: "received_ms", as: Int64.self)),
+            heldForReview: try row.decode(column: "sealed_case", as: String?.self) != nil ? true : nil)
     }
 }

@@ -338,6 +338,35 @@ enum Migrations {
         // Whether the last take found a token: `RateLimiter.retryAfter` refills and spends in one upsert and
         // reads the outcome from its RETURNING (#36: a sentinel's batch paid five round trips for its limit).
         common(140, ["ALTER TABLE rate_buckets ADD COLUMN granted BIGINT NOT NULL DEFAULT 1"]),
+        // A report seals, never destroys (#43). `bikes.sealed_case` names the open case sealing the bike (set once, by a
+        // conditional update); each sighting keeps the case it was stored under, read in its own insert, so a release
+        // needs no rewrite of rows a concurrent insert may still add. `case_id` groups a bike's reports into one case;
+        // `held` reports wait for the operator (the breaker). `sealed_evidence` keeps a sealed sighting, as heard,
+        // when its bike or account is deleted, until the case's retention ends or `abuse purge`. Events and queued
+        // deliveries carry their bike, so a seal stops them at once. Version 150: parallel branches add steps too.
+        common(150, [
+            "ALTER TABLE bikes ADD COLUMN sealed_case TEXT",
+            "ALTER TABLE sightings ADD COLUMN sealed_case TEXT",
+            "CREATE INDEX sightings_sealed_case ON sightings (sealed_case)",
+            "ALTER TABLE abuse_reports ADD COLUMN case_id TEXT",
+            "ALTER TABLE abuse_reports ADD COLUMN purged_ms BIGINT",
+            "ALTER TABLE abuse_reports ADD COLUMN operator_contact TEXT",
+            "CREATE INDEX abuse_reports_case ON abuse_reports (case_id)",
+            "CREATE INDEX abuse_reports_created ON abuse_reports (created_ms)",
+            """
+            CREATE TABLE sealed_evidence (sighting_id TEXT PRIMARY KEY, case_id TEXT NOT NULL, bike_id TEXT NOT NULL,
+              owner_email TEXT NOT NULL, bike_name TEXT NOT NULL, sentinel_owner_email TEXT, sighting TEXT NOT NULL, kept_ms BIGINT NOT NULL)
+            """,
+            "CREATE INDEX sealed_evidence_case ON sealed_evidence (case_id)",
+            "ALTER TABLE events ADD COLUMN bike_id TEXT",
+            "ALTER TABLE notification_deliveries ADD COLUMN bike_id TEXT",
+            // Reports frozen under the old rule become sealing cases of their bike (found by id, or by beacon after a re-add).
+            "UPDATE abuse_reports SET case_id = id WHERE status = 'open'",
+            """
+            UPDATE bikes SET sealed_case = (SELECT MIN(r.id) FROM abuse_reports r WHERE r.status = 'open' AND (r.bike_id = bikes.id
+              OR (r.beacon_uuid = bikes.beacon_uuid AND r.beacon_major = bikes.beacon_major AND r.beacon_minor = bikes.beacon_minor)))
+            """,
+        ]),
         // A bike marked missing under the new-tag hold with a police reference: `reads` marks it, and the operator is
         // mailed at the time (#43: the reference is the owner's word); 1 until the mail is claimed, then 2.
         common(160, ["ALTER TABLE missing_reports ADD COLUMN passed_hold BIGINT NOT NULL DEFAULT 0"]),

@@ -8,7 +8,7 @@ import TestSupport
 
 /// "Found a tag?" (#35): anyone looks a tag up and learns only whether it is registered, writes to its owner
 /// (by email, through the queue, escaped, rate-limited per client and per tag), or reports it hidden on them,
-/// which freezes the bike at once; the operator resolves reports with `bikebeacon-server abuse …`.
+/// which seals the bike at once (`SealScenarios`, `ReportLimitScenarios`, `SealRaceScenarios`).
 enum FoundTagScenarios {
     typealias Clock = PushScenarios.Clock
 
@@ -99,119 +99,6 @@ enum FoundTagScenarios {
             expectError(try await post("/v1/found/message", FoundTagMessage(tag: "\(Fixture.beaconC)/1/25626", message: "x"), from: "203.0.113.9"),
                         .tooManyRequests, "rate_limited")
             #expect(try await post("/v1/found/lookup", FoundTagLookup(tag: tag), from: "203.0.113.10").status == .ok)
-        }
-    }
-
-    /// A tag reported hidden on someone: off the list (full and delta), sightings refused and never notified,
-    /// links stopped, the operator mailed, the owner sees "under review" and cannot mark it missing; then the
-    /// operator's commands, run as the binary against the same database.
-    static func hiddenTagFreezes(_ backend: Backend) async throws {
-        let sink = try await SMTPSink.start(security: .starttls, auth: ("bikebeacon", "mail pw"))
-        defer { sink.stop() }
-        let clock = Clock(start: Fixture.afterSightings)
-        let harness = try await Harness.make(backend, options: try MailScenarios.options(sink, clock: clock) {
-            $0.sentinelAlerts.operatorEmails = ["ops@example.org"]
-        })
-        let database = switch harness.database.url {
-        case let .sqlite(path): ["--database", "sqlite://\(path)"]
-        case let .postgres(url): ["--database", url]
-        }
-        let (_, sentinel) = try await harness.sentinel()
-        try await harness.run { client in
-            let ann = try await client.owner("ann@example.org")
-            let bike = try await client.bike(ann)
-            #expect(try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: ann).status == .ok)
-            let share = try await client.send(.post, "/v1/bikes/\(bike.id)/shares", token: ann, json: ShareRequest(expiresIn: 24))
-            let link = try #require(try client.decode(Share.self, share).token)
-            let before = try await client.send(.get, "/v1/missing", token: sentinel)
-            let listed = try client.decode(MissingList.self, before)
-            #expect(listed.beacons.map(\.uuid.uuidString) == [Fixture.beaconA])
-            let batch = { (time: String) in Fixture.Batch(sightings: [Fixture.sighting(time: time)]) }
-            #expect(try client.decode(SightingResult.self, try await client.send(.post, "/v1/sightings", token: sentinel,
-                                                                                  json: batch("2026-11-21T10:00:00Z"))).accepted == 1)
-            // A second sighting within the no-spam window is held back for a summary.
-            #expect(try client.decode(SightingResult.self, try await client.send(.post, "/v1/sightings", token: sentinel,
-                                                                                  json: batch("2026-11-21T10:05:00Z"))).accepted == 1)
-            #expect(try await PushScenarios.queuedNotifications(harness).map(\.event) == [.arrived])
-
-            let reported = try await client.send(.post, "/v1/found/report", json: HiddenTagReport(
-                tag: "https://tags.example.com/r?uuid=\(Fixture.beaconA)&major=1&minor=25626", message: "Sewn into my bag's lining.\nFound today & scared", contact: "me@example.net"))
-            #expect(reported.status == .created)
-            let reference = try client.decode(HiddenTagReceipt.self, reported).reference
-            #expect(reference.hasPrefix("ar_"))
-
-            // Sentinels drop it at their next refresh: the full list (a new ETag) and the delta both say so.
-            let full = try await client.send(.get, "/v1/missing", token: sentinel, headers: [.ifNoneMatch: try #require(before.headers[.eTag])])
-            #expect(full.status == .ok && full.headers[.eTag] != before.headers[.eTag])
-            #expect(try client.decode(MissingList.self, full).beacons.isEmpty)
-            let delta = try client.decode(MissingDelta.self, try await client.send(.get, "/v1/missing?since=\(listed.version)", token: sentinel))
-            #expect(delta.added.isEmpty && delta.removed.map(\.description) == ["\(Fixture.beaconA):1:25626"])
-
-            // A sentinel that has not refreshed yet: its sighting is refused, not stored, and nobody is told.
-            let late = try client.decode(SightingResult.self, try await client.send(.post, "/v1/sightings", token: sentinel,
-                                                                                     json: batch("2026-11-21T11:00:00Z")))
-            #expect(late.accepted == 0 && late.rejected.count == 1)
-            clock.advance(3_600_000)
-            try await NotificationDispatcher(interval: harness.options.notifyIntervalMilliseconds, channels: [.push, .email],
-                                             flavor: harness.database.flavor).flushDue(now: clock.read(), database: harness.database)
-            #expect(try await PushScenarios.queuedNotifications(harness).map(\.event) == [.arrived])
-            let trail = try client.decode(SightingPage.self, try await client.send(.get, "/v1/bikes/\(bike.id)/sightings", token: ann))
-            #expect(trail.sightings.count == 2, "the sightings stored before the report stay, as evidence")
-            expectError(try await client.send(.get, "/v1/shared/\(link)"), .gone)
-
-            // The owner sees "under review" and cannot put it back on the list; finders cannot write to them.
-            let frozen = try client.decode(Bike.self, try await client.send(.get, "/v1/bikes/\(bike.id)", token: ann))
-            #expect(frozen.underReview == true && !frozen.missing && frozen.missingUntil == nil)
-            expectError(try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: ann), .conflict, "under_review")
-            expectError(try await client.send(.post, "/v1/found/message", json: FoundTagMessage(tag: tag, message: "here")),
-                        .conflict, "under_review")
-            // Nor does deleting the bike and adding the tag again escape the report.
-            #expect(try await client.send(.delete, "/v1/bikes/\(bike.id)", token: ann).status == .noContent)
-            let again = try await client.bike(ann)
-            #expect(again.underReview == true)
-            expectError(try await client.send(.post, "/v1/bikes/\(again.id)/missing", token: ann), .conflict, "under_review")
-            #expect(try client.decode(MissingList.self, try await client.send(.get, "/v1/missing", token: sentinel)).beacons.isEmpty)
-
-            // The operator's mail, with the reporter's words escaped.
-            let mails = try await MailScenarios.received(sink, count: 2)
-            #expect(mails.map(\.rcpt_tos) == [["ann@example.org"], ["ops@example.org"]], "the sighting before the report, then the operator; nothing since")
-            let mail = try #require(mails.last)
-            #expect(mail.parsed.subject.contains(reference))
-            #expect(mail.parsed.text?.contains("Owner: ann@example.org") == true && mail.parsed.text?.contains("Reporter's contact: me@example.net") == true)
-            #expect(mail.parsed.html?.contains("Found today &amp; scared") == true)
-
-            // The operator's commands against the same database.
-            let list = try await run("bikebeacon-server", ["abuse", "list"] + database)
-            #expect(list.status == 0, "\(list.stderr)")
-            #expect(list.lines.count == 2 && list.lines[1].hasPrefix("\(reference)\topen\t") && list.lines[1].hasSuffix("\tann@example.org\tyes"),
-                    "\(list.stdout)")
-            let shown = try await run("bikebeacon-server", ["abuse", "show", reference] + database)
-            #expect(shown.lines.contains("contact: me@example.net") && shown.lines.contains("    Found today & scared"), "\(shown.stdout)")
-            #expect(shown.lines.contains("owner: ann@example.org") && shown.lines.contains("status: open"))
-            let unknown = try await run("bikebeacon-server", ["abuse", "show", "ar_nothing"] + database)
-            #expect(unknown.status != 0 && unknown.stderr.contains("no report 'ar_nothing'"))
-
-            let released = try await run("bikebeacon-server", ["abuse", "release", reference] + database)
-            #expect(released.status == 0 && released.stdout.contains("may mark the bike missing again"), "\(released.stderr)")
-            let twice = try await run("bikebeacon-server", ["abuse", "release", reference] + database)
-            #expect(twice.status != 0 && twice.stderr.contains("released already"))
-            let freed = try client.decode(Bike.self, try await client.send(.get, "/v1/bikes/\(again.id)", token: ann))
-            #expect(freed.underReview == nil && !freed.missing, "released to not missing: the owner decides again")
-            #expect(try await client.send(.post, "/v1/bikes/\(again.id)/missing", token: ann).status == .ok)
-            #expect(try client.decode(MissingList.self, try await client.send(.get, "/v1/missing", token: sentinel)).beacons.count == 1)
-
-            // Reported again; this time the operator closes the owner's account.
-            let second = try client.decode(HiddenTagReceipt.self, try await client.send(.post, "/v1/found/report", json: HiddenTagReport(tag: tag)))
-            let closed = try await run("bikebeacon-server", ["abuse", "close-account", second.reference] + database)
-            #expect(closed.status == 0 && closed.stdout.contains("closed the account 'ann@example.org'"), "\(closed.stderr)")
-            expectError(try await client.send(.get, "/v1/bikes", token: ann), .unauthorized)
-            #expect(try client.decode(FoundTagAnswer.self, try await client.send(.post, "/v1/found/lookup", json: FoundTagLookup(tag: tag)))
-                == FoundTagAnswer(registered: false))
-            let gone = try await run("bikebeacon-server", ["abuse", "close-account", second.reference] + database)
-            #expect(gone.status != 0 && gone.stderr.contains("already gone"))
-            #expect(try await run("bikebeacon-server", ["abuse", "list"] + database).lines.count == 1)
-            let all = try await run("bikebeacon-server", ["abuse", "list", "--all"] + database)
-            #expect(all.lines.dropFirst().map { $0.split(separator: "\t")[1] } == ["closed", "released"], "\(all.stdout)")
         }
     }
 }

@@ -69,9 +69,9 @@ enum RoamingSightingScenarios {
 
             let csv = String(buffer: try await client.send(.get, "/v1/bikes/\(bike.id)/sightings?format=csv", token: owner).body)
             let lines = csv.split(separator: "\r\n")
-            #expect(lines[0].hasSuffix(",receivedAt,accuracy,fixTime,fix"))
-            #expect(lines[3].contains(",passing,near,-67,2.5,52.0912,5.1231,Bus line 12,") && lines[3].hasSuffix(",8.0,2026-11-21T09:59:59.500Z,gps"))
-            #expect(lines[1].contains(",passing,near,-67,2.5,,,Bus line 12,") && lines[1].hasSuffix(",,,none"))
+            #expect(lines[0].hasSuffix(",receivedAt,accuracy,fixTime,fix,heldForReview"))
+            #expect(lines[3].contains(",passing,near,-67,2.5,52.0912,5.1231,Bus line 12,") && lines[3].hasSuffix(",8.0,2026-11-21T09:59:59.500Z,gps,"))
+            #expect(lines[1].contains(",passing,near,-67,2.5,,,Bus line 12,") && lines[1].hasSuffix(",,,none,"))
 
             let geo = try await client.send(.get, "/v1/bikes/\(bike.id)/sightings?format=geojson", token: owner)
             let object = try #require(try JSONSerialization.jsonObject(with: Data(geo.body.readableBytesView)) as? [String: Any])

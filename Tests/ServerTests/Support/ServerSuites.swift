@@ -85,7 +85,12 @@ struct SQLiteServerTests {
     @Test func coverageMapOptIn() async throws { try await CoverageMapScenarios.optIn(.sqlite) }
     @Test func operatorsStream() async throws { try await NetworkScenarios.operatorsStream(.sqlite) }
     @Test func foundTagLookupAndMessage() async throws { try await FoundTagScenarios.lookupAndMessage(.sqlite) }
-    @Test func hiddenTagFreezes() async throws { try await FoundTagScenarios.hiddenTagFreezes(.sqlite) }
+    @Test func reportSealsAndReleases() async throws { try await SealScenarios.sealsAndReleases(.sqlite) }
+    @Test func reportClosesForThePolice() async throws { try await SealScenarios.closesForThePolice(.sqlite) }
+    @Test func sealedRetentionEnds() async throws { try await SealScenarios.retentionEnds(.sqlite) }
+    @Test func firstReportNeverRefused() async throws { try await ReportLimitScenarios.neverRefusedFirst(.sqlite) }
+    @Test func reportBreakerHolds() async throws { try await ReportLimitScenarios.breakerHolds(.sqlite) }
+    @Test func sealOnceAcrossReplicas() async throws { try await SealRaceScenarios.onceAcrossReplicas(.sqlite) }
 }
 
 @Suite("Server on PostgreSQL", .enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
@@ -171,5 +176,10 @@ struct PostgresServerTests {
     @Test func coverageMapOptIn() async throws { try await CoverageMapScenarios.optIn(.postgres) }
     @Test func operatorsStream() async throws { try await NetworkScenarios.operatorsStream(.postgres) }
     @Test func foundTagLookupAndMessage() async throws { try await FoundTagScenarios.lookupAndMessage(.postgres) }
-    @Test func hiddenTagFreezes() async throws { try await FoundTagScenarios.hiddenTagFreezes(.postgres) }
+    @Test func reportSealsAndReleases() async throws { try await SealScenarios.sealsAndReleases(.postgres) }
+    @Test func reportClosesForThePolice() async throws { try await SealScenarios.closesForThePolice(.postgres) }
+    @Test func sealedRetentionEnds() async throws { try await SealScenarios.retentionEnds(.postgres) }
+    @Test func firstReportNeverRefused() async throws { try await ReportLimitScenarios.neverRefusedFirst(.postgres) }
+    @Test func reportBreakerHolds() async throws { try await ReportLimitScenarios.breakerHolds(.postgres) }
+    @Test func sealOnceAcrossReplicas() async throws { try await SealRaceScenarios.onceAcrossReplicas(.postgres) }
 }

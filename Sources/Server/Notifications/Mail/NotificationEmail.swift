@@ -14,6 +14,9 @@ enum NotificationEmail {
         case .missingEnded: facts = [("Off the missing list since", notification.due ?? "")]
         case .found: facts = [("When", notification.time), ("Their message", notification.message ?? ""),
                               ("Their contact", notification.contact ?? "they left none: answer is not possible")]
+        case .reviewStarted, .reviewReleased, .reviewClosed:
+            facts = [("When", notification.time), ("What this means", notification.message ?? ""),
+                     ("The network's operator", notification.contact ?? "see this server's front page")]
         default: facts = [("When", notification.time)]
         }
         if let place = notification.place { facts.append(("Where", place)) }
@@ -30,6 +33,7 @@ enum NotificationEmail {
         case .missingEnding: closing = "A bike stays on the missing list for a limited time, so that no tag can be followed for good. If it is still missing, mark it missing again on the bike's page to renew it."
         case .missingEnded: closing = "A bike stays on the missing list for a limited time, so that no tag can be followed for good. If it is still missing, mark it missing again on the bike's page."
         case .found: closing = "Someone who found your bike's tag wrote this on bikebeacon's \"Found a tag?\" page; they were not told who you are. Take care when you meet a stranger: the police can come along."
+        case .reviewStarted, .reviewReleased, .reviewClosed: closing = "You get this because a report about your bike's tag was made on this bikebeacon network, or its review ended. You are told of every such step."
         default: closing = "You get this because your bike is marked missing."
         }
         let footer = closing + " Turn email notifications off in the dashboard's settings."

@@ -79,6 +79,9 @@ function notificationText(push) {
     sentinelDown: `Your sentinel ${place} stopped listening`,
     sentinelUp: `Your sentinel ${place} is listening again`,
     found: `Someone found ${bike} and wrote to you`,
+    reviewStarted: `${bike}'s sightings are on hold for a review`,
+    reviewReleased: `The review of ${bike} is over: its sightings are yours again`,
+    reviewClosed: `The review of ${bike} is closed: it stays off the missing list`,
   }[push.event] || `${bike} was seen at ${place}`;
   if (push.event === "reminder") return { title, body: "Open the bike to change the date or its reminder" };
   if (push.event === "missingEnding" || push.event === "missingEnded") {
@@ -87,6 +90,7 @@ function notificationText(push) {
   if (push.event === "sentinelDown") return { title, body: push.reason || "Check its power and network" };
   if (push.event === "sentinelUp") return { title, body: "It hears the street again" };
   // Plain text: the finder's words are never markup here.
+  if (push.event.startsWith("review")) return { title, body: [push.message, push.contact && `Operator: ${push.contact}`].filter(Boolean).join(" · ") };
   if (push.event === "found") return { title, body: [push.message, push.contact && `Contact: ${push.contact}`].filter(Boolean).join(" · ") };
   const time = push.time ? new Date(push.time) : null;
   const parts = [];
