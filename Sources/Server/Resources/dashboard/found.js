@@ -46,7 +46,7 @@ $("report-form").addEventListener("submit", async (event) => {
   try {
     const receipt = await post("/v1/found/report", { tag: tag(), message: $("report-message").value || undefined,
                                                      contact: $("report-contact").value || undefined });
-    $("report-result").textContent = `Reported (reference ${receipt.reference}). The tag is no longer followed; the network's operator looks into it. Give this reference to the police if you go to them.`;
+    $("report-result").textContent = `Reported (reference ${receipt.reference}). Where the tag goes is hidden from its owner from now on; the network's operator looks into it. Give this reference to the police if you go to them.`;
     event.target.reset();
   } catch (error) { $("report-error").textContent = error.message; }
 });

@@ -34,6 +34,7 @@ function networkChanged() {
 async function loadNetwork() {
   try {
     network.sentinels = (await api("GET", "/v1/network/sentinels")).sentinels;
+    renderReports(await api("GET", "/v1/network/reports"));
     $("network-error").textContent = "";
     $("network-body").hidden = false;
     renderNetwork();
@@ -84,4 +85,13 @@ function wireNetwork() {
   for (const radio of document.querySelectorAll("input[name=network-filter]")) {
     radio.addEventListener("change", () => { network.filter = radio.value; renderNetwork(); });
   }
+}
+
+/** The reports of hidden tags that wait on the operator (GET /v1/network/reports): none may wait unseen. */
+function renderReports(list) {
+  $("network-reports-count").textContent = `(${list.open} open, ${list.held} held)`;
+  $("network-reports-list").replaceChildren(...list.reports.map((r) => el("li", { "data-report": r.reference },
+    el("code", { text: r.reference }), ` ${r.status}, reported `,
+    el("time", { datetime: r.reportedAt, title: absolute(r.reportedAt), text: ago(r.reportedAt) }),
+    r.status === "held" ? " — held by the breaker: abuse seal or abuse dismiss" : "")));
 }
