@@ -47,7 +47,9 @@ import Yams
                                        time: "2026-11-21T10:05:00.000Z", firstSeen: "2026-11-21T09:59:30.000Z",
                                        lastSeen: "2026-11-21T10:04:00.000Z", rssi: -80, distance: 7.25, zone: "far",
                                        latitude: 52.0912, longitude: 5.1231, accuracy: 8, fixTime: "2026-11-21T10:04:59.000Z", fix: "gps",
-                                       sentinel: "Bus line 12", receivedAt: "2026-11-21T10:05:01.000Z")
+                                       sentinel: "Bus line 12", receivedAt: "2026-11-21T10:05:01.000Z", heldForReview: true)
+    static let estimate = PositionEstimate(latitude: 52.0907, longitude: 5.1215, radius50: 18.5, radius90: 34.2, sources: 3,
+                                           at: "2026-11-21T10:05:00.000Z", words: "within 35 m of Cafe Rosa, 9 times in 10, from 3 sentinels")
     static let event = NotificationEvent(type: "sighting", sightingId: "s1", bikeId: "b1", bikeName: "Commuter", event: "arrived",
                                          time: "2026-11-21T10:00:00.000Z", beacon: beacon, zone: "near", rssi: -67, distance: 2.5,
                                          sentinel: "Bus line 12", latitude: 52.0912, longitude: 5.1231, accuracy: 8)
@@ -101,6 +103,7 @@ import Yams
         (notMissing.missing, notMissing.missingSince) = (false, nil)
         var recordWithoutDistance = record
         recordWithoutDistance.distance = nil
+        recordWithoutDistance.heldForReview = nil
         // A roaming sentinel without a fix: no position at all.
         (recordWithoutDistance.latitude, recordWithoutDistance.longitude, recordWithoutDistance.accuracy, recordWithoutDistance.fixTime) = (nil, nil, nil, nil)
         recordWithoutDistance.fix = "none"
@@ -113,6 +116,8 @@ import Yams
                 since: nil, lastHeartbeatAt: nil, version: nil, outdated: false, reportsPerMinute: nil, outboxDepth: nil,
                 outboxOldestAgeSeconds: nil, clockOffsetSeconds: nil)),
             Sample("NetworkSentinelList", NetworkSentinelList(sentinels: [networkSentinel])),
+            Sample("NetworkReportList", NetworkReportList(open: 1, held: 0, reports: [
+                NetworkReport(reference: "ar_1", status: "open", reportedAt: "2026-11-21T10:00:00.000Z", caseId: "ar_1")])),
             Sample("SentinelHeartbeat", heartbeat, minimal: SentinelHeartbeat(
                 version: "0.1.0", uptimeSeconds: 5, backend: "replay", adapterPresent: nil, adapterPowered: nil, scanning: true,
                 intervalSeconds: 5, reports: 0, iBeacons: 0, lastReportAgeSeconds: nil, missingInRange: 0, outboxDepth: 0,
@@ -198,9 +203,14 @@ import Yams
             Sample("SentinelEnrolment", SentinelEnrolment(token: "bbs_x", name: "Cafe Rosa", serverURL: "https://bikes.example.org",
                                                           roaming: false, place: SentinelPlace(latitude: 52.37, longitude: 4.89)),
                    minimal: SentinelEnrolment(token: "bbs_x", name: "Bus 12", serverURL: "https://bikes.example.org", roaming: true, place: nil)),
-            Sample("SightingPage", SightingPage(sightings: [record], nextCursor: "1763719500000~s1"),
+            Sample("SightingPage", SightingPage(sightings: [record], nextCursor: "1763719500000~s1", estimate: estimate),
                    minimal: SightingPage(sightings: [], nextCursor: nil)),
+            Sample("PositionEstimate", estimate),
             Sample("NotificationEvent", event, minimal: eventWithoutDistance),
+            Sample("ReviewEvent", ReviewEvent(bikeId: "b1", bikeName: "Commuter", status: "sealed", message: "Someone reported finding this bike's tag hidden on them.",
+                                              operatorContact: "ops@example.org", time: "2026-11-21T10:00:00.000Z"),
+                   minimal: ReviewEvent(bikeId: "b1", bikeName: "Commuter", status: "released", message: "Released.", operatorContact: nil,
+                                        time: "2026-11-21T10:00:00.000Z")),
             Sample("Health", Health(status: "ok", database: "sqlite")),
             Sample("PushKey", PushKey(publicKey: "BP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A8")),
             Sample("PushSubscriptionRequest", PushSubscriptionRequest(
