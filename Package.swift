@@ -210,7 +210,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Beacon", "Registry", "Durable", "BikebeaconAPI", "Mail", "Subprocesses", "CMalloc",
+                "Beacon", "Registry", "Durable", "BikebeaconAPI", "Mail", "Subprocesses", "CMalloc", "Locating",
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

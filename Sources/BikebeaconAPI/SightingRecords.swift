@@ -85,9 +85,12 @@ public struct SightingPage: Codable, Sendable, Equatable {
     public var sightings: [SightingRecord]
     /// Pass as `?cursor=` for the next (older) page; absent on the last page.
     public var nextCursor: String?
+    /// Where the bike most likely is, from the latest window of these sightings; on the first page only.
+    public var estimate: PositionEstimate?
 
-    public init(sightings: [SightingRecord], nextCursor: String?) {
+    public init(sightings: [SightingRecord], nextCursor: String?, estimate: PositionEstimate? = nil) {
         self.sightings = sightings
         self.nextCursor = nextCursor
+        self.estimate = estimate
     }
 }

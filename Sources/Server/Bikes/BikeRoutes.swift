@@ -83,6 +83,7 @@ enum BikeRoutes {
             return try JSONResponse.make(found, headers: [.cacheControl: "no-store"])
         }
 
+        let estimates = SightingEstimates(database: state.database)
         router.get("/v1/bikes/{id}/sightings") { request, context in
             let owner = try context.owner().accountID
             let id = try bikeID(context)
@@ -120,6 +121,8 @@ enum BikeRoutes {
                 return Response(status: .ok, headers: headers,
                                 body: .init(byteBuffer: ByteBuffer(bytes: try SightingExport.geoJSON(page.sightings))))
             default:
+                var page = page
+                if cursor == nil { page.estimate = try await estimates.estimate(bikeID: id, for: .owner) }
                 return try JSONResponse.make(page, headers: headers)
             }
         }

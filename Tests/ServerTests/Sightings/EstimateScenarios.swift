@@ -1,0 +1,96 @@
+import BikebeaconAPI
+import Foundation
+import HummingbirdTesting
+import Testing
+@testable import Server
+
+/// One position estimate from the owner-visible sightings of a missing bike (#44 goal 2): two sentinels
+/// heard in the same minute give one point between them from 2 sources; one sentinel gives its place with a
+/// radius, never a point; a sealed sighting (#43) does not move it; another owner's home sentinel makes it
+/// no finer than that sentinel's ~500 m grid.
+@Suite("Position estimates")
+struct EstimateTests {
+    @Test func inWords() {
+        #expect(PositionEstimate.words(radius: 34.2, place: "Cafe Rosa", sources: 3)
+            == "within 35 m of Cafe Rosa, 9 times in 10, from 3 sentinels")
+        #expect(PositionEstimate.words(radius: 0.2, place: "52.0907, 5.1215", sources: 1)
+            == "within 1 m of 52.0907, 5.1215, 9 times in 10, from 1 sentinel")
+    }
+
+    @Test func sqlite() async throws { try await EstimateScenarios.fusedSealedAndPrivate(.sqlite) }
+
+    @Test(.enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
+    func postgres() async throws { try await EstimateScenarios.fusedSealedAndPrivate(.postgres) }
+}
+
+enum EstimateScenarios {
+    static let cafe = (latitude: 52.0907, longitude: 5.1215)
+    /// 44 m north of the cafe.
+    static let library = (latitude: 52.0911, longitude: 5.1215)
+
+    static func fusedSealedAndPrivate(_ backend: Backend) async throws {
+        let harness = try await Harness.make(backend)
+        let (_, cafeToken) = try await harness.sentinel("Cafe Rosa", latitude: cafe.latitude, longitude: cafe.longitude)
+        let (_, libraryToken) = try await harness.sentinel("Library", latitude: library.latitude, longitude: library.longitude)
+        try await harness.run { client in
+            let ann = try await client.owner("ann@example.org")
+            let bike = try await client.bike(ann)
+            let spare = try await client.bike(ann, name: "Spare", beacon: Fixture.beaconB, major: 3838, minor: 4949)
+            for id in [bike.id, spare.id] { #expect(try await client.send(.post, "/v1/bikes/\(id)/missing", token: ann).status == .ok) }
+            func post(_ token: String, _ sighting: SightingItem) async throws -> Int {
+                try client.decode(SightingResult.self, try await client.send(.post, "/v1/sightings", token: token,
+                                                                             json: Fixture.Batch(sightings: [sighting]))).accepted
+            }
+            func estimate(_ id: String, _ token: String) async throws -> PositionEstimate? {
+                try client.decode(SightingPage.self, try await client.send(.get, "/v1/bikes/\(id)/sightings", token: token)).estimate
+            }
+            #expect(try await estimate(bike.id, ann) == nil, "no sighting, no estimate")
+
+            // Heard by both in the same minute, equally loud: one point between them, from 2 sentinels.
+            #expect(try await post(cafeToken, Fixture.sighting(time: "2026-11-21T10:00:00Z", rssi: -75)) == 1)
+            #expect(try await post(libraryToken, Fixture.sighting(time: "2026-11-21T10:00:20Z", rssi: -75)) == 1)
+            let both = try #require(try await estimate(bike.id, ann))
+            #expect(both.sources == 2 && both.at == "2026-11-21T10:00:20.000Z")
+            #expect(both.latitude > cafe.latitude && both.latitude < library.latitude, "\(both)")
+            #expect(abs(both.longitude - cafe.longitude) < 0.0002, "\(both)")
+            #expect(both.radius50 > 0 && both.radius50 < both.radius90, "\(both)")
+            #expect(both.words.hasSuffix(", 9 times in 10, from 2 sentinels"), "\(both.words)")
+            // The page after the first carries no estimate: it is the bike's now, not the page's.
+            let firstPage = try client.decode(SightingPage.self, try await client.send(.get, "/v1/bikes/\(bike.id)/sightings?limit=1", token: ann))
+            let next = try #require(firstPage.nextCursor)
+            #expect(try client.decode(SightingPage.self, try await client.send(
+                .get, "/v1/bikes/\(bike.id)/sightings?cursor=\(next)", token: ann)).estimate == nil)
+
+            // One sentinel: its place, with a radius.
+            #expect(try await post(cafeToken, Fixture.sighting(uuid: Fixture.beaconB, major: 3838, minor: 4949, time: "2026-11-21T10:00:00Z")) == 1)
+            let one = try #require(try await estimate(spare.id, ann))
+            #expect(one.latitude == cafe.latitude && one.longitude == cafe.longitude && one.sources == 1, "\(one)")
+            #expect(one.radius50 > 0 && one.radius90 > one.radius50, "\(one)")
+            #expect(one.words == PositionEstimate.words(radius: one.radius90, place: "Cafe Rosa", sources: 1), "\(one.words)")
+
+            // A report of the tag seals the bike: a sighting heard after it, loud at the library, does not move the estimate.
+            #expect(try await client.send(.post, "/v1/found/report", json: HiddenTagReport(tag: FoundTagScenarios.tag)).status == .created)
+            #expect(try await post(libraryToken, Fixture.sighting(time: "2026-11-21T10:00:40Z", rssi: -45)) == 1)
+            #expect(try await harness.database.withSession { db in
+                try await db.raw("SELECT COUNT(*) AS n FROM sightings WHERE sealed_case IS NOT NULL").first()?.decode(column: "n", as: Int.self)
+            } == 1)
+            #expect(try await estimate(bike.id, ann) == both)
+
+            // Another owner's home sentinel: the estimate on its grid, at least the grid's radius, no name.
+            let home = PrivacyScenarios.home
+            _ = try await client.owner("bob@example.org")
+            let (_, bobsHome) = try await SentinelStore(database: harness.database).add(
+                name: home.name, latitude: home.latitude, longitude: home.longitude, ownerEmail: "bob@example.org", now: Fixture.enrolled)
+            let mallory = try await client.owner("mallory@example.org")
+            let decoy = try await client.bike(mallory, name: "Decoy", beacon: Fixture.beaconB, major: 7, minor: 7)
+            #expect(try await client.send(.post, "/v1/bikes/\(decoy.id)/missing", token: mallory).status == .ok)
+            #expect(try await post(bobsHome, Fixture.sighting(uuid: Fixture.beaconB, major: 7, minor: 7, time: "2026-11-21T10:00:00Z", rssi: -50)) == 1)
+            let hidden = try #require(try await estimate(decoy.id, mallory))
+            let snapped = SightingPrivacy.snapped(latitude: home.latitude, longitude: home.longitude)
+            #expect(hidden.latitude == snapped.latitude && hidden.longitude == snapped.longitude, "\(hidden)")
+            #expect(hidden.radius50 >= SightingPrivacy.gridAccuracy && hidden.radius90 >= SightingPrivacy.gridAccuracy, "\(hidden)")
+            #expect(hidden.words == "within 500 m of 52.1250, \(SightingRecord.degrees(snapped.longitude)), 9 times in 10, from 1 sentinel")
+            #expect(PrivacyScenarios.secrets.allSatisfy { !PrivacyScenarios.withoutTimes("\(hidden)").contains($0) }, "\(hidden)")
+        }
+    }
+}
