@@ -818,7 +818,8 @@ async def find_tag_checks(page, base, server, database, email, artifacts, checks
 
 async def found_checks(page, browser, base, artifacts, checks):
     """"Found a tag?" as a stranger uses it: the page says only that the tag is registered; HTML in a report is refused
-    in words; a report freezes the bike, and its owner's dashboard shows UNDER REVIEW with no Mark missing button."""
+    in words; a report seals the bike, and its owner's dashboard shows UNDER REVIEW, saying what that means (#43: the owner
+    may still mark it missing, so no report traps a genuine owner)."""
     href = await page.js("document.querySelector('#found-link a')?.href")
     checks.expect(href == base + "/found", f"the sign-in screen links to the Found a tag? page ({href})")
     target, session = await open_context(browser, base + "/found")
@@ -843,8 +844,8 @@ async def found_checks(page, browser, base, artifacts, checks):
     checks.expect(await page.wait_for("document.querySelector('#bikes li .badge')?.textContent === 'UNDER REVIEW'"),
                   "the owner's dashboard shows the reported bike UNDER REVIEW")
     note = await page.js("document.querySelector('#bikes [data-under-review]')?.textContent") or ""
-    checks.expect("operator" in note and await page.js("document.querySelector('#bikes [data-action=missing]') === null"),
-                  f"it says why and offers no Mark missing ({note!r})")
+    checks.expect("operator" in note and "sealed" in note and await page.js("document.querySelector('#bikes [data-action]') !== null"),
+                  f"it says what the seal means and still offers its missing-list action ({note!r})")
 
 
 HEARTBEAT = {"version": "0.1.0", "uptimeSeconds": 3600, "backend": "dbus", "adapterPresent": True, "adapterPowered": True,

@@ -50,6 +50,8 @@ public struct AbuseStore: Sendable {
     }
 
     static let prefix = "ar_"
+    /// The PostgreSQL advisory lock that serialises the breaker's count and the report it lets through.
+    static let breakerLock = 4_343_043
 
     /// A SQL condition on a row of `bikes` (unaliased): a case closed as genuine names this bike or its beacon, so
     /// its owner cannot put it back on the missing list.
@@ -82,6 +84,8 @@ public struct AbuseStore: Sendable {
                   AND b.beacon_minor = \(bind: Int(beacon.minor))\(unsafeRaw: lock)
                 """).first() else { return nil }
             let bikeID = try row.decode(column: "id", as: String.self)
+            // Reports count against the breaker one at a time across replicas (taken after the bike's lock, never before).
+            if database.flavor == .postgres { try await db.raw("SELECT pg_advisory_xact_lock(\(bind: Self.breakerLock))").run() }
             let lastHour = try await db.raw("SELECT COUNT(*) AS n FROM abuse_reports WHERE created_ms > \(bind: now - 3_600_000)")
                 .first()?.decode(column: "n", as: Int.self) ?? 0
             let held = lastHour >= breakerPerHour

@@ -103,4 +103,41 @@ enum SealRaceScenarios {
         if backend == .postgres { await databaseB.shutdown() }
         if let failure { throw failure }
     }
+
+    /// The breaker holds across replicas: reports of many bikes at once on two servers seal exactly the breaker's number.
+    static func breakerAcrossReplicas(_ backend: Backend) async throws {
+        let harness = try await Harness.make(backend, options: Harness.testOptions {
+            $0.foundReportClientLimit = RateLimit(perSecond: 1000, burst: 1000)
+            $0.reportBreakerPerHour = 3
+        })
+        let databaseB = backend == .postgres ? try Database(url: harness.database.url, logger: Harness.logger) : harness.database
+        let replicaB = try await BikebeaconServer.makeApplication(database: databaseB, options: harness.options, logger: Harness.logger)
+        var failure: (any Error)?
+        do {
+            try await harness.run(.live) { a in
+                try await replicaB.test(.live) { inner in
+                    let b = Client(inner: inner)
+                    let ann = try await a.owner("ann@example.org")
+                    for minor in 1...8 { _ = try await a.bike(ann, name: "Bike \(minor)", minor: minor) }
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        for minor in 1...8 {
+                            group.addTask {
+                                let response = try await (minor.isMultiple(of: 2) ? a : b).send(
+                                    .post, "/v1/found/report", json: HiddenTagReport(tag: "\(Fixture.beaconA)/1/\(minor)"),
+                                    headers: [.xForwardedFor: "198.51.100.\(minor)"])
+                                #expect(response.status == .created)
+                            }
+                        }
+                        try await group.waitForAll()
+                    }
+                    let statuses = try await AbuseStore(database: harness.database).list().map(\.status)
+                    #expect(statuses.filter { $0 == "open" }.count == 3 && statuses.filter { $0 == "held" }.count == 5, "\(statuses)")
+                }
+            }
+        } catch {
+            failure = error
+        }
+        if backend == .postgres { await databaseB.shutdown() }
+        if let failure { throw failure }
+    }
 }

@@ -91,6 +91,7 @@ struct SQLiteServerTests {
     @Test func firstReportNeverRefused() async throws { try await ReportLimitScenarios.neverRefusedFirst(.sqlite) }
     @Test func reportBreakerHolds() async throws { try await ReportLimitScenarios.breakerHolds(.sqlite) }
     @Test func sealOnceAcrossReplicas() async throws { try await SealRaceScenarios.onceAcrossReplicas(.sqlite) }
+    @Test func reportBreakerAcrossReplicas() async throws { try await SealRaceScenarios.breakerAcrossReplicas(.sqlite) }
 }
 
 @Suite("Server on PostgreSQL", .enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
@@ -182,4 +183,5 @@ struct PostgresServerTests {
     @Test func firstReportNeverRefused() async throws { try await ReportLimitScenarios.neverRefusedFirst(.postgres) }
     @Test func reportBreakerHolds() async throws { try await ReportLimitScenarios.breakerHolds(.postgres) }
     @Test func sealOnceAcrossReplicas() async throws { try await SealRaceScenarios.onceAcrossReplicas(.postgres) }
+    @Test func reportBreakerAcrossReplicas() async throws { try await SealRaceScenarios.breakerAcrossReplicas(.postgres) }
 }
