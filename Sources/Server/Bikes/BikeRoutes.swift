@@ -118,8 +118,9 @@ enum BikeRoutes {
                 return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: SightingExport.csv(page.sightings))))
             case "geojson":
                 headers[.contentType] = "application/geo+json"
+                let estimate = cursor == nil ? try await estimates.estimate(bikeID: id, for: .owner) : nil
                 return Response(status: .ok, headers: headers,
-                                body: .init(byteBuffer: ByteBuffer(bytes: try SightingExport.geoJSON(page.sightings))))
+                                body: .init(byteBuffer: ByteBuffer(bytes: try SightingExport.geoJSON(page.sightings, estimate: estimate))))
             default:
                 var page = page
                 if cursor == nil { page.estimate = try await estimates.estimate(bikeID: id, for: .owner) }

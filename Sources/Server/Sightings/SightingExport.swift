@@ -35,7 +35,7 @@ enum SightingExport {
         var type = "Feature"
         /// Null (GeoJSON's "unlocated feature") when a roaming sentinel had no fix.
         var geometry: Point?
-        var properties: SightingRecord
+        var properties: Properties
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
@@ -47,18 +47,46 @@ enum SightingExport {
         enum CodingKeys: String, CodingKey { case type, geometry, properties }
     }
 
+    /// A sighting's fields, or the estimate's.
+    enum Properties: Encodable {
+        case sighting(SightingRecord)
+        case estimate(EstimateProperties)
+
+        func encode(to encoder: any Encoder) throws {
+            switch self {
+            case let .sighting(record): try record.encode(to: encoder)
+            case let .estimate(properties): try properties.encode(to: encoder)
+            }
+        }
+    }
+
+    /// The estimate's feature: its radii in metres under the names map tools read as lengths.
+    struct EstimateProperties: Encodable {
+        var kind = "estimate"
+        var radius50_m: Double
+        var radius90_m: Double
+        var sources: Int
+        var at: String
+        var words: String
+    }
+
     struct Point: Encodable {
         var type = "Point"
         /// GeoJSON order: longitude, latitude.
         var coordinates: [Double]
     }
 
-    static func geoJSON(_ sightings: [SightingRecord]) throws -> [UInt8] {
+    /// The sightings, then the bike's position estimate when there is one (`SightingEstimates`), its kind `estimate`.
+    static func geoJSON(_ sightings: [SightingRecord], estimate: PositionEstimate? = nil) throws -> [UInt8] {
+        let located = estimate.map { e in
+            Feature(geometry: Point(coordinates: [e.longitude, e.latitude]), properties: .estimate(EstimateProperties(
+                radius50_m: e.radius50, radius90_m: e.radius90, sources: e.sources, at: e.at, words: e.words)))
+        }
         let collection = FeatureCollection(features: sightings.map { sighting in
             var point: Point?
             if let latitude = sighting.latitude, let longitude = sighting.longitude { point = Point(coordinates: [longitude, latitude]) }
-            return Feature(geometry: point, properties: sighting)
-        })
+            return Feature(geometry: point, properties: .sighting(sighting))
+        } + (located.map { [$0] } ?? []))
         return Array(try JSONResponse.encoder.encode(collection))
     }
 }

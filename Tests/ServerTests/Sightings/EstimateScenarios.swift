@@ -7,7 +7,7 @@ import Testing
 /// One position estimate from the owner-visible sightings of a missing bike (#44 goal 2): two sentinels
 /// heard in the same minute give one point between them from 2 sources; one sentinel gives its place with a
 /// radius, never a point; a sealed sighting (#43) does not move it; another owner's home sentinel makes it
-/// no finer than that sentinel's ~500 m grid.
+/// no finer than that sentinel's ~500 m grid. The GeoJSON export carries it as a feature with radius50_m/radius90_m.
 @Suite("Position estimates")
 struct EstimateTests {
     @Test func inWords() {
@@ -55,6 +55,16 @@ enum EstimateScenarios {
             #expect(abs(both.longitude - cafe.longitude) < 0.0002, "\(both)")
             #expect(both.radius50 > 0 && both.radius50 < both.radius90, "\(both)")
             #expect(both.words.hasSuffix(", 9 times in 10, from 2 sentinels"), "\(both.words)")
+            // The GeoJSON export: the sightings, then the estimate as a point with its radii in metres.
+            let geo = try await client.send(.get, "/v1/bikes/\(bike.id)/sightings?format=geojson", token: ann)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(geo.body.readableBytesView)) as? [String: Any])
+            let features = try #require(object["features"] as? [[String: Any]])
+            let located = try #require(features.last)
+            let properties = try #require(located["properties"] as? [String: Any])
+            #expect(features.count == 3 && properties["kind"] as? String == "estimate", "\(features)")
+            #expect(properties["radius50_m"] as? Double == both.radius50 && properties["radius90_m"] as? Double == both.radius90)
+            #expect(properties["sources"] as? Int == 2 && properties["words"] as? String == both.words)
+            #expect((located["geometry"] as? [String: Any])?["coordinates"] as? [Double] == [both.longitude, both.latitude])
             // The page after the first carries no estimate: it is the bike's now, not the page's.
             let firstPage = try client.decode(SightingPage.self, try await client.send(.get, "/v1/bikes/\(bike.id)/sightings?limit=1", token: ann))
             let next = try #require(firstPage.nextCursor)

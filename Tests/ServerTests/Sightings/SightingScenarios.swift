@@ -63,7 +63,9 @@ enum SightingScenarios {
             #expect(geo.headers[.contentType] == "application/geo+json")
             let object = try #require(try JSONSerialization.jsonObject(with: Data(geo.body.readableBytesView)) as? [String: Any])
             let features = try #require(object["features"] as? [[String: Any]])
-            #expect(object["type"] as? String == "FeatureCollection" && features.count == 2)
+            // The two sightings, then the bike's position estimate (`EstimateScenarios`).
+            #expect(object["type"] as? String == "FeatureCollection" && features.count == 3)
+            #expect((features.last?["properties"] as? [String: Any])?["kind"] as? String == "estimate")
             let geometry = try #require(features.first?["geometry"] as? [String: Any])
             #expect(geometry["coordinates"] as? [Double] == [2.3522, 48.8566])
 
