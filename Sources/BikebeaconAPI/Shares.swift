@@ -75,10 +75,12 @@ public struct SharedBike: Codable, Sendable, Equatable {
     public var sightings: [SharedSighting]
     /// Who listens around the last place (public sentinels only; a private sentinel's place on its grid).
     public var coverage: BikeCoverage?
+    /// Where the bike most likely is, as anyone may see it (a home sentinel's share on its grid).
+    public var estimate: PositionEstimate?
 
     public init(name: String, make: String, model: String, colour: String, frameNumber: String, engineNumber: String,
                 notes: String?, missing: Bool, missingSince: String?, expiresAt: String, sightings: [SharedSighting],
-                coverage: BikeCoverage? = nil) {
+                coverage: BikeCoverage? = nil, estimate: PositionEstimate? = nil) {
         self.name = name
         self.make = make
         self.model = model
@@ -91,6 +93,7 @@ public struct SharedBike: Codable, Sendable, Equatable {
         self.expiresAt = expiresAt
         self.sightings = sightings
         self.coverage = coverage
+        self.estimate = estimate
     }
 }
 

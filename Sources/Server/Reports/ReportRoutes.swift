@@ -38,7 +38,8 @@ enum ReportRoutes {
             if case .failure(let error)? = qr { state.logger.warning("theft report without its QR code: \(error)") }
             let coverage = try await CoverageStore(database: state.database).coverage(bikeID: bike.id, owner: owner, audience: .anyone, now: state.now)
             let report = TheftReport(bike: bike, ownerName: ownerName, sightings: Array(sightings), shareURL: shareURL, qr: qr,
-                                     coverage: coverage, generatedAt: Timestamp.format(milliseconds: state.now))
+                                     coverage: coverage, generatedAt: Timestamp.format(milliseconds: state.now),
+                                     estimate: try await SightingEstimates(database: state.database).estimate(bikeID: bike.id, for: .anyone))
             var fields = headers
             fields[.contentType] = "text/html; charset=utf-8"
             return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: report.html())))

@@ -72,7 +72,7 @@ enum ShareRoutes {
                 name: bike.name, make: bike.make, model: bike.model, colour: bike.colour, frameNumber: bike.frameNumber,
                 engineNumber: bike.engineNumber, notes: resolved.share.includeNotes ? bike.notes : nil, missing: bike.missing,
                 missingSince: bike.missingSince, expiresAt: resolved.share.expiresAt, sightings: sightings.map(SharedSighting.init),
-                coverage: coverage),
+                coverage: coverage, estimate: try await SightingEstimates(database: state.database).estimate(bikeID: bike.id, for: .anyone)),
                 headers: [.cacheControl: "no-store"])
         }
     }

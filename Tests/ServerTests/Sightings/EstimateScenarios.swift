@@ -7,7 +7,8 @@ import Testing
 /// One position estimate from the owner-visible sightings of a missing bike (#44 goal 2): two sentinels
 /// heard in the same minute give one point between them from 2 sources; one sentinel gives its place with a
 /// radius, never a point; a sealed sighting (#43) does not move it; another owner's home sentinel makes it
-/// no finer than that sentinel's ~500 m grid. The GeoJSON export carries it as a feature with radius50_m/radius90_m.
+/// no finer than that sentinel's ~500 m grid. The GeoJSON export carries it as a feature with radius50_m/radius90_m; a
+/// share link's page and the theft report carry it as a stranger may see it.
 @Suite("Position estimates")
 struct EstimateTests {
     @Test func inWords() {
@@ -77,6 +78,14 @@ enum EstimateScenarios {
             #expect(one.latitude == cafe.latitude && one.longitude == cafe.longitude && one.sources == 1, "\(one)")
             #expect(one.radius50 > 0 && one.radius90 > one.radius50, "\(one)")
             #expect(one.words == PositionEstimate.words(radius: one.radius90, place: "Cafe Rosa", sources: 1), "\(one.words)")
+
+            // A share link's page and the theft report say it too (a stranger's view: these sentinels are public).
+            let link = try #require(try client.decode(Share.self, try await client.send(
+                .post, "/v1/bikes/\(spare.id)/shares", token: ann, json: ShareRequest(expiresIn: 24))).token)
+            #expect(try client.decode(SharedBike.self, try await client.send(.get, "/v1/shared/\(link)")).estimate == one)
+            let report = String(buffer: try await client.send(.get, "/v1/bikes/\(spare.id)/report", token: ann).body)
+            #expect(report.contains("<h2>Most likely position</h2><p>Within \(Int(one.radius90.rounded(.up))) m of Cafe Rosa, 9 times in 10, from 1 sentinel"),
+                    "\(report)")
 
             // A report of the tag seals the bike: a sighting heard after it, loud at the library, does not move the estimate.
             #expect(try await client.send(.post, "/v1/found/report", json: HiddenTagReport(tag: FoundTagScenarios.tag)).status == .created)
