@@ -84,8 +84,13 @@ public enum SightingFusion {
         }
         guard let fit = PositionFit.fit(observations, configuration: configuration) else { return nil }
         let place = frame.coordinates(of: fit.point)
+        // Sentinels that disagree (one bike heard loud by two a kilometre apart, minutes apart in the window): the fit
+        // discounts them alike and keeps the point between them, so its spread says nothing of them. The point lies
+        // outside what their levels say by up to `miss` metres; the radius grows by it, and the point does not jump.
+        let miss = observations.map { max(0, fit.point.distance(to: $0.position) - $0.distance - $0.positionAccuracy) }.max() ?? 0
+        let spread = (fit.spread * fit.spread + miss * miss).squareRoot()
         return FusedEstimate(latitude: place.latitude, longitude: place.longitude,
-                             radius50: configuration.radius50Scale * fit.spread, radius90: configuration.radius90Scale * fit.spread,
+                             radius50: configuration.radius50Scale * spread, radius90: configuration.radius90Scale * spread,
                              sources: Array(Set(placed.map(\.sentinel))).sorted(), unplaced: unplaced.subtracting(placed.map(\.sentinel)).sorted(),
                              othersHome: placed.contains(where: \.othersHome))
     }

@@ -27,6 +27,17 @@ struct SightingFusionTests {
         #expect(estimate.radius50 > 0 && estimate.radius90 > estimate.radius50)
     }
 
+    /// Two sentinels 1.6 km apart each hearing the bike as 2.4 m away (the dashboard test's Cafe Rosa and Garage Nord):
+    /// whichever it was near, the radius must reach it, not say 8 m around the empty middle.
+    @Test func disagreeingSentinelsWidenTheRadius() throws {
+        let sightings = [sighting("cafe", east: 0, north: 0, metresAway: 2.4), sighting("garage", east: 1_600, north: 0, metresAway: 2.4)]
+        let estimate = try #require(SightingFusion.fuse(sightings, now: 120, window: 60))
+        let point = frame.point(latitude: estimate.latitude, longitude: estimate.longitude)
+        let farther = max(point.distance(to: PlanePoint(x: 0, y: 0)), point.distance(to: PlanePoint(x: 1_600, y: 0)))
+        #expect(estimate.radius90 > 0.95 * farther, "radius90 \(estimate.radius90) m, the farther sentinel \(farther) m away")
+        #expect(estimate.radius50 < estimate.radius90)
+    }
+
     @Test func oneSentinelGivesItsPlaceAndAnHonestRadius() throws {
         let estimate = try #require(SightingFusion.fuse([sighting("cafe", east: 0, north: 0, metresAway: 25)], now: 120, window: 60))
         let point = frame.point(latitude: estimate.latitude, longitude: estimate.longitude)
