@@ -20,10 +20,12 @@ public struct NotificationEvent: Codable, Sendable, Equatable {
     public var longitude: Double?
     /// A roaming sentinel's fix accuracy, metres.
     public var accuracy: Double?
+    /// Where the bike most likely is with this sighting, as its owner may see it (#44).
+    public var estimate: PositionEstimate?
 
     public init(type: String, sightingId: String, bikeId: String, bikeName: String, event: String, time: String,
                 beacon: BeaconID, zone: String, rssi: Int, distance: Double?, sentinel: String, latitude: Double?,
-                longitude: Double?, accuracy: Double? = nil) {
+                longitude: Double?, accuracy: Double? = nil, estimate: PositionEstimate? = nil) {
         self.type = type
         self.sightingId = sightingId
         self.bikeId = bikeId
@@ -38,5 +40,6 @@ public struct NotificationEvent: Codable, Sendable, Equatable {
         self.latitude = latitude
         self.longitude = longitude
         self.accuracy = accuracy
+        self.estimate = estimate
     }
 }

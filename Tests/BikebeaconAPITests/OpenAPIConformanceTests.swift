@@ -52,7 +52,7 @@ import Yams
                                            at: "2026-11-21T10:05:00.000Z", words: "within 35 m of Cafe Rosa, 9 times in 10, from 3 sentinels")
     static let event = NotificationEvent(type: "sighting", sightingId: "s1", bikeId: "b1", bikeName: "Commuter", event: "arrived",
                                          time: "2026-11-21T10:00:00.000Z", beacon: beacon, zone: "near", rssi: -67, distance: 2.5,
-                                         sentinel: "Bus line 12", latitude: 52.0912, longitude: 5.1231, accuracy: 8)
+                                         sentinel: "Bus line 12", latitude: 52.0912, longitude: 5.1231, accuracy: 8, estimate: estimate)
     static let networkSentinel = NetworkSentinel(
         id: "s1", name: "Cafe Rosa", latitude: 52.09, longitude: 5.12, home: false, onCoverageMap: true, state: "degraded", reason: "not scanning",
         since: "2026-11-21T09:00:00.000Z", lastHeartbeatAt: "2026-11-21T10:00:00.000Z", version: "0.1.0", outdated: true,

@@ -20,6 +20,7 @@ import base64
 import importlib.util
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -470,6 +471,12 @@ async def scenario(page, browser, base, server, database, downloads, artifacts, 
                   f"the bike page says who listens around the last place: one sentinel, silent since the bike went missing, named only if on the map ({coverage!r})")
     checks.expect(await page.wait_for("document.querySelectorAll('#tiled-map img.leaflet-tile-loaded').length > 0"),
                   f"tiles from the --map-tiles server are drawn ({tiles.requests} tile requests)")
+    # One estimate from both sentinels (#44): a circle for 9 times in 10, a smaller one for half the time, and the words.
+    radii = "[...document.querySelectorAll('#tiled-map path.estimate')].map((p) => Math.round(p.getBoundingClientRect().width))"
+    drawn = await page.wait_for(f"{radii}.length === 2 && {radii}[0] > {radii}[1] && {radii}[1] > 0 && {radii}")
+    words = await page.js("document.getElementById('map-caption').textContent")
+    checks.expect(drawn and re.search(r"Most likely within \d+ m of [^,]+(, [\d.]+)?, 9 times in 10, from 2 sentinels", words or ""),
+                  f"the map draws the estimate's two circles ({drawn} px) and says it in words ({words!r})")
     leaflet = await page.js("[...document.scripts].map((s) => s.src).find((src) => src.includes('leaflet'))")
     checks.expect(leaflet == base + "/leaflet/leaflet.js" and await page.js("typeof L === 'object' && Boolean(L.version)"),
                   f"Leaflet runs, loaded from our server ({leaflet})")
@@ -483,10 +490,12 @@ async def scenario(page, browser, base, server, database, downloads, artifacts, 
     await page.screenshot_element("#sightings-panel figure", os.path.join(artifacts, "map-tiles.png"))
     tiles.serving = False
     await page.js("document.querySelector('#bikes [data-action=sightings]').click()")
-    checks.expect(await page.wait_for("!document.getElementById('map').hasAttribute('hidden') && document.querySelectorAll('#map circle').length === 2"),
+    checks.expect(await page.wait_for("!document.getElementById('map').hasAttribute('hidden') && document.querySelectorAll('#map circle.dot').length === 2"),
                   "without tiles the map falls back to the SVG sketch of both places")
     caption = await page.js("document.getElementById('map-caption').textContent")
     checks.expect("tiles could not be loaded" in caption, f"the caption says why the map is a sketch ({caption!r})")
+    checks.expect(await page.js("document.querySelectorAll('#map circle.estimate').length") == 2 and "9 times in 10" in caption,
+                  "the sketch draws the estimate's circles too, and the caption keeps its words")
     await page.screenshot_element("#sightings-panel figure", os.path.join(artifacts, "map-sketch.png"))
     tiles.serving = True
     checks.expect(await page.js("window.__noReload === true"), "the page was never reloaded")
@@ -505,7 +514,10 @@ async def scenario(page, browser, base, server, database, downloads, artifacts, 
         geo = json.load(open(geo_path))
     except (OSError, ValueError):
         geo = {}
-    features = geo.get("features", [])
+    features = [f for f in geo.get("features", []) if f.get("properties", {}).get("kind") != "estimate"]
+    estimates = [f["properties"] for f in geo.get("features", []) if f.get("properties", {}).get("kind") == "estimate"]
+    checks.expect(len(estimates) == 1 and estimates[0].get("radius90_m", 0) > estimates[0].get("radius50_m", 0) > 0,
+                  f"Export GeoJSON carries the estimate with its radii in metres ({estimates})")
     checks.expect(geo.get("type") == "FeatureCollection" and len(features) == 2
                   and sorted(f["geometry"]["coordinates"][0] for f in features) == [13.389, 13.405],
                   "Export GeoJSON downloads a FeatureCollection with both places")
@@ -673,6 +685,8 @@ async def theft_checks(page, browser, base, artifacts, checks, sentinel):
     checks.expect("Within 1 km of the last place: 1 public sentinel, not listening now." in text
                   or "Within 1 km of the last place: no sentinel on the coverage map; 1 more not on the coverage map (not listening)." in text,
                   "the shared page says who listens around the last place")
+    checks.expect(re.search(r"Most likely within \d+ m of [^\n]*, 9 times in 10, from \d sentinels?\.", text),
+                  "the shared page says where the bike most likely is, in words (#44)")
     checks.expect(await browser.js("document.querySelector('#trail .stop.newest')?.dataset.stop", session) == "2", "the newest stop is highlighted")
     await shot(browser, session, 1280, os.path.join(artifacts, "shared-1280.png"))
     await shot(browser, session, 390, os.path.join(artifacts, "shared-390.png"))
@@ -716,10 +730,11 @@ async def theft_checks(page, browser, base, artifacts, checks, sentinel):
             await browser.send("Target.closeTarget", targetId=opened["targetId"])
     report, report_session = await open_context(browser, href, cookies_allowed=True)
     loaded = await wait_in(browser, report_session, "document.readyState === 'complete' && document.querySelector('svg.qr') && document.body.innerText")
-    wanted = ["Ann Example", "WDB123456", "at Garage Nord (52.5310, 13.3890)", "at Cafe Rosa (52.5200, 13.4050)", "52.5310, 13.3890", "Sightings (3)"]
+    wanted = ["Ann Example", "WDB123456", "at Garage Nord (52.5310, 13.3890)", "at Cafe Rosa (52.5200, 13.4050)", "52.5310, 13.3890", "Sightings (3)",
+              "Most likely position", ", 9 times in 10, from "]
     lacking = [w for w in wanted if w not in (loaded or "")]
     checks.expect(loaded and not lacking,
-                  f"the theft report shows the owner's name, the frame number and every sighting with place and coordinates (lacks {lacking})")
+                  f"the theft report shows the owner's name, the frame number, the estimate in words and every sighting with place and coordinates (lacks {lacking})")
     await accessible(browser, "the theft report", checks, report_session)
     pdf = base64.b64decode((await browser.send("Page.printToPDF", report_session, printBackground=True))["data"])
     pdf_path = os.path.join(artifacts, "theft-report.pdf")
@@ -1147,7 +1162,7 @@ async def app_checks(page, browser, base, artifacts, checks):
                   "and who listens around its last place")
     banner = await page.wait_for("!document.getElementById('offline').hidden && document.getElementById('offline').textContent")
     checks.expect(banner and banner.startswith("Offline: showing what was last loaded"), f"the page says it is offline ({banner!r})")
-    checks.expect(await page.wait_for("!document.getElementById('map').hasAttribute('hidden') && document.querySelectorAll('#map circle').length === 2"),
+    checks.expect(await page.wait_for("!document.getElementById('map').hasAttribute('hidden') && document.querySelectorAll('#map circle.dot').length === 2"),
                   "offline, the map is the SVG sketch")
     await page.screenshot(os.path.join(artifacts, "dashboard-offline.png"))
     await page.js("document.querySelector('#bikes [data-action=edit]').click()")

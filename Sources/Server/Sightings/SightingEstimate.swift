@@ -16,8 +16,12 @@ struct SightingEstimates: Sendable {
     static let limit = 500
 
     func estimate(bikeID: String, for audience: SightingPrivacy.Audience) async throws -> PositionEstimate? {
-        let rows = try await database.withSession { db in
-            try await db.raw("""
+        try await database.withSession { try await Self.estimate(bikeID: bikeID, for: audience, in: $0) }
+    }
+
+    /// In `db`'s session or transaction: a sighting's event sees the sighting just stored with it.
+    static func estimate(bikeID: String, for audience: SightingPrivacy.Audience, in db: any SQLDatabase) async throws -> PositionEstimate? {
+        let rows = try await db.raw("""
                 SELECT s.*, t.name AS sentinel_name FROM sightings s JOIN sentinels t ON t.id = s.sentinel_id
                 WHERE s.bike_id = \(bind: bikeID) AND \(unsafeRaw: SightingSeal.ownerVisible("s"))
                   AND s.time_ms >= (SELECT MAX(v.time_ms) FROM sightings v
@@ -25,7 +29,6 @@ struct SightingEstimates: Sendable {
                                    - \(bind: Int64(Self.window * 1000))
                 ORDER BY s.time_ms DESC, s.id DESC LIMIT \(bind: Self.limit)
                 """).all()
-        }
         let heard = try rows.map { row in
             (sighting: try SightingStore.exact(row),
              home: SightingPrivacy.Home(rawValue: try row.decode(column: "sentinel_home", as: Int.self)) ?? .others)

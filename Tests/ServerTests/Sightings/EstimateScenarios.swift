@@ -1,6 +1,7 @@
 import BikebeaconAPI
 import Foundation
 import HummingbirdTesting
+import SQLKit
 import Testing
 @testable import Server
 
@@ -8,7 +9,7 @@ import Testing
 /// heard in the same minute give one point between them from 2 sources; one sentinel gives its place with a
 /// radius, never a point; a sealed sighting (#43) does not move it; another owner's home sentinel makes it
 /// no finer than that sentinel's ~500 m grid. The GeoJSON export carries it as a feature with radius50_m/radius90_m; a
-/// share link's page and the theft report carry it as a stranger may see it.
+/// share link's page and the theft report carry it as a stranger may see it; each sighting's live event carries it.
 @Suite("Position estimates")
 struct EstimateTests {
     @Test func inWords() {
@@ -56,6 +57,14 @@ enum EstimateScenarios {
             #expect(abs(both.longitude - cafe.longitude) < 0.0002, "\(both)")
             #expect(both.radius50 > 0 && both.radius50 < both.radius90, "\(both)")
             #expect(both.words.hasSuffix(", 9 times in 10, from 2 sentinels"), "\(both.words)")
+            // The live events (stream and webhook): each arrival carries the estimate as it stood with it.
+            let payloads = try await harness.database.withSession { db in
+                try await db.raw("SELECT payload FROM events WHERE kind = 'sighting' AND bike_id = \(bind: bike.id) ORDER BY id").all()
+                    .map { try $0.decode(column: "payload", as: String.self) }
+            }
+            let told = try payloads.map { try JSONDecoder().decode(NotificationEvent.self, from: Data($0.utf8)) }
+            #expect(told.map { $0.estimate?.sources } == [1, 2] && told.last?.estimate == both, "\(told)")
+
             // The GeoJSON export: the sightings, then the estimate as a point with its radii in metres.
             let geo = try await client.send(.get, "/v1/bikes/\(bike.id)/sightings?format=geojson", token: ann)
             let object = try #require(try JSONSerialization.jsonObject(with: Data(geo.body.readableBytesView)) as? [String: Any])

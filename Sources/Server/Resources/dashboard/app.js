@@ -371,6 +371,7 @@ async function loadSightings(freshId) {
   try {
     const page = await api("GET", `/v1/bikes/${encodeURIComponent(state.selected)}/sightings?limit=200`);
     state.sightings = page.sightings;
+    state.estimate = page.estimate || null;
     renderSightings(freshId);
   } catch (error) { $("sightings-error").textContent = error.message; }
   loadCoverage();
@@ -433,8 +434,10 @@ function placesOf(sightings) {
 /** A tiled Leaflet map when Leaflet, the tile server and the network are there; the SVG sketch otherwise. */
 function renderMap(sightings) {
   const list = placesOf(sightings);
+  const estimate = state.estimate;
   $("map-caption").textContent = list.length === 0 ? "" :
-    `${list.length} sentinel place${list.length === 1 ? "" : "s"}, ${sightings.length} sighting${sightings.length === 1 ? "" : "s"}; north is up.`;
+    `${list.length} sentinel place${list.length === 1 ? "" : "s"}, ${sightings.length} sighting${sightings.length === 1 ? "" : "s"}; north is up.` +
+    (estimate ? ` Most likely ${estimate.words} (the circles: half the time, 9 times in 10).` : "");
   if (list.length > 0 && window.L && state.config && navigator.onLine) renderTiledMap(list);
   else showSketch(list);
 }
@@ -461,6 +464,7 @@ function renderTiledMap(list) {
     tiles.on("load", () => setTimeout(() => { if (loaded === 0 && state.map === map) { showSketch(placesOf(state.sightings)); $("map-caption").textContent += " Map tiles could not be loaded: showing a sketch."; } }));
     tiles.addTo(map);
     map.places = L.featureGroup().addTo(map);
+    map.estimate = L.layerGroup().addTo(map);
     state.map = map;
   }
   const map = state.map;
@@ -471,12 +475,24 @@ function renderTiledMap(list) {
     marker.bindTooltip(el("span", { text: `${p.name} (${p.count})` }), { permanent: true, direction: "right", offset: [12, 0] });
     map.places.addLayer(marker);
   }
+  // The estimate (#44): a circle the bike is within 9 times in 10, and a darker one for half the time. Its bounds from
+  // the point and radius, and the circles added once the view is set: a circle projects only on a map with a view.
+  const estimate = state.estimate;
+  const bounds = map.places.getBounds();
+  if (estimate) bounds.extend(L.latLng(estimate.latitude, estimate.longitude).toBounds(2 * estimate.radius90));
   map.fit = () => {
     map.invalidateSize();
-    if (list.length === 1) map.setView([list[0].lat, list[0].lon], 16, { animate: false });
-    else map.fitBounds(map.places.getBounds(), { padding: [40, 40], maxZoom: 17, animate: false });
+    if (list.length === 1 && !estimate) map.setView([list[0].lat, list[0].lon], 16, { animate: false });
+    else map.fitBounds(bounds, { padding: [40, 40], maxZoom: 17, animate: false });
   };
   map.fit();
+  map.estimate.clearLayers();
+  if (estimate) {
+    for (const [radius, kind, opacity] of [[estimate.radius90, "r90", 0.08], [estimate.radius50, "r50", 0.16]]) {
+      map.estimate.addLayer(L.circle([estimate.latitude, estimate.longitude], { radius, className: `estimate ${kind}`,
+        color: "#1a5fb4", weight: 1.5, fillColor: "#1a5fb4", fillOpacity: opacity, interactive: false }));
+    }
+  }
 }
 
 /** Sentinel places on an equirectangular plot scaled to their bounding box: works offline, no tiles. */
@@ -490,6 +506,7 @@ function renderSketch(list) {
     svg.append(make("text", { x: W / 2, y: H / 2, "text-anchor": "middle", class: "label" }, "No sentinel places yet"));
     return;
   }
+  const estimate = state.estimate;
   const lats = list.map((p) => p.lat), lons = list.map((p) => p.lon);
   const midLat = (Math.min(...lats) + Math.max(...lats)) / 2;
   const kx = Math.cos(midLat * Math.PI / 180) || 1;
@@ -497,6 +514,13 @@ function renderSketch(list) {
   const span = Math.max(x1 - x0, y1 - y0, 0.002);
   const cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
   const scale = Math.min((W - 2 * pad) / span, (H - 2 * pad) / span);
+  if (estimate) {
+    // Metres to the sketch's units: a degree of latitude is about 111 320 m.
+    const x = W / 2 + (estimate.longitude * kx - cx) * scale, y = H / 2 - (estimate.latitude - cy) * scale;
+    for (const [radius, kind] of [[estimate.radius90, "r90"], [estimate.radius50, "r50"]]) {
+      svg.append(make("circle", { class: `estimate ${kind}`, cx: x.toFixed(1), cy: y.toFixed(1), r: Math.max(2, radius / 111320 * scale).toFixed(1) }));
+    }
+  }
   for (const p of list) {
     const x = W / 2 + (p.lon * kx - cx) * scale, y = H / 2 - (p.lat - cy) * scale;
     const r = Math.min(14, 5 + Math.sqrt(p.count) * 2);
@@ -579,7 +603,8 @@ function onEvent(event) {
   $("events-empty").hidden = true;
   const sentinel = event.type === "sentinel";
   const text = sentinel ? `${event.sentinel} is ${event.state}${event.state === "listening" || !event.reason ? "" : ` (${event.reason})`}`
-    : `${event.bikeName} ${event.event} at ${event.sentinel} (${event.zone}${event.distance == null ? "" : `, ${event.distance.toFixed(1)} m`})`;
+    : `${event.bikeName} ${event.event} at ${event.sentinel} (${event.zone}${event.distance == null ? "" : `, ${event.distance.toFixed(1)} m`})` +
+      (event.estimate ? `; most likely ${event.estimate.words}` : "");
   const item = el("li", sentinel ? { "data-sentinel-event": event.sentinelId } : { "data-event": event.sightingId },
     el("time", { datetime: event.time, text: when(event.time) }), " — ", text);
   $("events").prepend(item);

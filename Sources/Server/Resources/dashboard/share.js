@@ -25,7 +25,8 @@ function render(bike) {
   $("bike-notes").hidden = !bike.notes; $("bike-notes").textContent = bike.notes || "";
   $("share-expiry").textContent = `This link works until ${absolute(bike.expiresAt)}.`;
   const newest = bike.sightings[0];
-  $("last-seen").textContent = newest ? `Last seen ${ago(newest.time)} ${newest.place} (${newest.zone}${newest.distance == null ? "" : `, ~${newest.distance.toFixed(0)} m`})` : "Not seen by any sentinel yet.";
+  $("last-seen").textContent = newest ? `Last seen ${ago(newest.time)} ${newest.place} (${newest.zone}${newest.distance == null ? "" : `, ~${newest.distance.toFixed(0)} m`})` +
+    (bike.estimate ? `. Most likely ${bike.estimate.words}.` : "") : "Not seen by any sentinel yet.";
   $("coverage").textContent = coverageText(bike.coverage);
   const visits = trailVisits(bike.sightings);
   drawTrail($("trail"), visits);
