@@ -456,6 +456,9 @@ async def scenario(page, browser, base, server, database, downloads, artifacts, 
                   "the sighting appears in the list without a reload")
     checks.expect(await page.wait_for("document.querySelector('#events li')?.textContent.includes('Red commuter arrived at Cafe Rosa')"),
                   "the live event is listed")
+    told = await page.wait_for("document.querySelector('#events li')?.textContent.includes('most likely within') && document.querySelector('#events li').textContent")
+    checks.expect(told and re.search(r"; most likely within \d+ m of Cafe Rosa, 9 times in 10, from 1 sentinel$", told),
+                  f"the live event carries the estimate, in words ({told!r})")
     row = await page.js("document.querySelector('#sightings tbody tr').innerText")
     checks.expect(row and "arrived" in row and "Cafe Rosa" in row and "near" in row and "2.4 m" in row, f"the row shows event, sentinel, zone, distance ({row!r})")
     later = {**sighting, "id": str(uuid.uuid4()), "event": "departed"}
