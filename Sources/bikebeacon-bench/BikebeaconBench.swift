@@ -21,6 +21,7 @@ struct BikebeaconBench: AsyncParsableCommand {
             BareHTTPCommand.self,
             MissingListApplyCommand.self,
             LocateBenchCommand.self,
+            FuseBenchCommand.self,
         ]
     )
 }

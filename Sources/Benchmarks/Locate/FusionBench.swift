@@ -1,0 +1,139 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Locating
+
+/// City-scale fusing (#44 goal 5): a synthetic city of fixed sentinels on a square grid, missing
+/// bikes parked among them, sightings arriving at a steady rate; each sighting fuses its bike's
+/// sightings of the last 5 minutes into one estimate (`SightingFusion`), as the server does for
+/// each sighting that notifies. The baseline, in the same run on the same input, keeps the same
+/// windows and takes the loudest sentinel's place (what a pin per sighting costs), so the ratio
+/// is the fusing's own price. Levels follow the default model with 6 dB of shadowing; each
+/// estimate is scored against the bike's true place, so a fast but wrong fuse would show.
+public enum FusionBench {
+    public struct Setup: Sendable {
+        public var seconds: Int
+        public var sightingsPerSecond: Int
+        public var sentinels: Int
+        public var bikes: Int
+        /// The server's window, seconds (`SightingEstimates.window`).
+        public var window: Double
+        public var spacing: Double
+        public var seed: UInt64
+
+        public init(seconds: Int = 60, sightingsPerSecond: Int = 100, sentinels: Int = 10_000, bikes: Int = 1_000,
+                    window: Double = 300, spacing: Double = 100, seed: UInt64 = 44) {
+            self.seconds = seconds
+            self.sightingsPerSecond = sightingsPerSecond
+            self.sentinels = sentinels
+            self.bikes = bikes
+            self.window = window
+            self.spacing = spacing
+            self.seed = seed
+        }
+    }
+
+    public struct Result: Sendable {
+        public var setup: Setup
+        public var estimates: Int
+        /// User plus system CPU seconds for all estimates: fusing, and the baseline's loudest sentinel.
+        public var fuseCPU: Double
+        public var baselineCPU: Double
+        /// Sightings in a bike's window at an estimate, on average.
+        public var meanWindow: Double
+        /// The slowest single estimate, seconds (wall clock).
+        public var slowest: Double
+        /// Error of the estimates against the bikes' true places, metres, and the share within radius90 / radius50.
+        public var medianError: Double
+        public var baselineMedianError: Double
+        public var inside90: Double
+        public var inside50: Double
+
+        /// Share of one core the fusing takes at this input rate.
+        public var coreShare: Double { fuseCPU / Double(setup.seconds) }
+        public var baselineCoreShare: Double { baselineCPU / Double(setup.seconds) }
+    }
+
+    struct Heard {
+        var bike: Int
+        var sighting: FusionSighting
+    }
+
+    public static func run(_ setup: Setup) -> Result {
+        var random = SplitMix64(seed: setup.seed)
+        let side = max(1, Int(Double(setup.sentinels).squareRoot().rounded()))
+        let extent = Double(side - 1) * setup.spacing
+        let frame = LocalFrame(latitude: 52.09, longitude: 5.12)
+        let bikes = (0..<setup.bikes).map { _ in PlanePoint(x: Double.random(in: 0...extent, using: &random), y: Double.random(in: 0...extent, using: &random)) }
+        // The input, made before any clock runs: each sighting by one of the four sentinels around its bike.
+        let count = setup.seconds * setup.sightingsPerSecond
+        let input = (0..<count).map { index -> Heard in
+            let bike = Int.random(in: 0..<setup.bikes, using: &random)
+            let truth = bikes[bike]
+            let column = min(side - 1, max(0, Int((truth.x / setup.spacing).rounded(.down)) + Int.random(in: 0...1, using: &random)))
+            let row = min(side - 1, max(0, Int((truth.y / setup.spacing).rounded(.down)) + Int.random(in: 0...1, using: &random)))
+            let place = PlanePoint(x: Double(column) * setup.spacing, y: Double(row) * setup.spacing)
+            let metres = max(1, place.distance(to: truth))
+            let coordinates = frame.coordinates(of: place)
+            let rssi = max(-105, min(-30, -59 - 15 * log10(metres) + 6 * gaussian(&random)))
+            return Heard(bike: bike, sighting: FusionSighting(sentinel: "s\(row * side + column)", time: Double(index) / Double(setup.sightingsPerSecond),
+                                                             latitude: coordinates.latitude, longitude: coordinates.longitude, rssi: rssi.rounded()))
+        }
+
+        var windowTotal = 0
+        var baselineErrors: [Double] = []
+        let baselineStart = cpuSeconds()
+        replay(input, bikes: setup.bikes, window: setup.window) { bike, history, now in
+            guard let loudest = history.max(by: { $0.rssi < $1.rssi }), let lat = loudest.latitude, let lon = loudest.longitude else { return }
+            baselineErrors.append(frame.point(latitude: lat, longitude: lon).distance(to: bikes[bike]))
+            windowTotal += history.count
+        }
+        let baselineCPU = cpuSeconds() - baselineStart
+
+        var errors: [Double] = [], inside90 = 0, inside50 = 0
+        var slowest = 0.0
+        let clock = ContinuousClock()
+        let fuseStart = cpuSeconds()
+        replay(input, bikes: setup.bikes, window: setup.window) { bike, history, now in
+            let started = clock.now
+            let estimate = SightingFusion.fuse(history, now: now, window: setup.window)
+            let took = clock.now - started
+            slowest = max(slowest, Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18)
+            guard let estimate else { return }
+            let error = frame.point(latitude: estimate.latitude, longitude: estimate.longitude).distance(to: bikes[bike])
+            errors.append(error)
+            if error <= estimate.radius90 { inside90 += 1 }
+            if error <= estimate.radius50 { inside50 += 1 }
+        }
+        let fuseCPU = cpuSeconds() - fuseStart
+        return Result(setup: setup, estimates: errors.count, fuseCPU: fuseCPU, baselineCPU: baselineCPU,
+                      meanWindow: Double(windowTotal) / Double(max(1, count)), slowest: slowest,
+                      medianError: median(errors), baselineMedianError: median(baselineErrors),
+                      inside90: Double(inside90) / Double(max(1, errors.count)), inside50: Double(inside50) / Double(max(1, errors.count)))
+    }
+
+    /// Each sighting in turn, with its bike's sightings of the last `window` seconds (itself included).
+    static func replay(_ input: [Heard], bikes: Int, window: Double, _ body: (Int, [FusionSighting], Double) -> Void) {
+        var histories = [[FusionSighting]](repeating: [], count: bikes)
+        for heard in input {
+            let now = heard.sighting.time
+            histories[heard.bike].removeAll { $0.time <= now - window }
+            histories[heard.bike].append(heard.sighting)
+            body(heard.bike, histories[heard.bike], now)
+        }
+    }
+
+    static func gaussian(_ random: inout SplitMix64) -> Double {
+        let u = Double.random(in: Double.ulpOfOne..<1, using: &random), v = Double.random(in: 0..<1, using: &random)
+        return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        guard !values.isEmpty else { return .nan }
+        return values.sorted()[values.count / 2]
+    }
+
+    static func cpuSeconds() -> Double { LocateBench.cpuSeconds() }
+}
