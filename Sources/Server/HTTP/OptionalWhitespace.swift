@@ -1,7 +1,7 @@
 extension StringProtocol {
     /// Without the optional whitespace (spaces and tabs, RFC 9110 §5.6.3) around a header field's
     /// element. Byte-level, unlike Foundation's `trimmingCharacters`, which was 5 % of the time of a
-    /// sentinel's poll answered from memory (perf, README "Benchmarks").
+    /// sentinel's poll answered from memory (perf).
     var withoutOptionalWhitespace: SubSequence {
         func isOptionalWhitespace(_ character: Character) -> Bool { character == " " || character == "\t" }
         guard let first = firstIndex(where: { !isOptionalWhitespace($0) }),

@@ -66,8 +66,8 @@ public struct ServerMetrics: Sendable {
 }
 
 /// Each route's request counter and histogram, made once: the registry checks a metric's name, help
-/// text and labels on every make, 3.6 % of the time of a sentinel's poll answered from memory (perf,
-/// README "Benchmarks"). Bounded: route templates, the methods `MetricsMiddleware.label` keeps, statuses.
+/// text and labels on every make, 3.6 % of the time of a sentinel's poll answered from memory (perf).
+/// Bounded: route templates, the methods `MetricsMiddleware.label` keeps, statuses.
 private final class RequestSeries: Sendable {
     private struct Key: Hashable {
         let route: String

@@ -13,8 +13,8 @@ import TestSupport
 
 /// A server stops on SIGTERM with its event streams open: it ends every stream (each gets the chunked body's
 /// end, so the dashboard reconnects, to a replica or the restarted server) and exits well within systemd's
-/// `TimeoutStopSec=30`, after which it would be killed. Once a server with open streams did not stop (README,
-/// Finding 4); this is the real binary, as systemd runs it.
+/// `TimeoutStopSec=30`, after which it would be killed. Once a server with open streams did not stop (the city
+/// benchmark's finding 4, in the commit history of scripts/bench-server); this is the real binary, as systemd runs it.
 enum ShutdownScenarios {
     static let streams = 1_000
     /// A third of the unit's `TimeoutStopSec`.
