@@ -79,6 +79,10 @@ struct Serve: AsyncParsableCommand {
     var reportsWithoutOperatorMail = false
 
     func validate() throws {
+        if trustProxy {
+            throw ValidationError("--trust-proxy is gone: it believed X-Forwarded-For from every peer. Name the proxies instead: --trusted-proxy ADDRESS[/BITS] (e.g. --trusted-proxy 10.0.0.5, or --trusted-proxy 127.0.0.1,::1 for one on this host)")
+        }
+        _ = try trustedProxies()
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be 4…31") }
         if let metricsPort {
             guard (1...65535).contains(metricsPort) else { throw ValidationError("--metrics-port must be 1…65535") }
@@ -87,10 +91,6 @@ struct Serve: AsyncParsableCommand {
         guard idleTimeout >= 1, idleTimeout <= 3600 else { throw ValidationError("--idle-timeout must be 1…3600 seconds") }
         guard sentinelRate > 0 else { throw ValidationError("--sentinel-rate must be positive") }
         guard bikesPerAccount > 0 else { throw ValidationError("--bikes-per-account must be at least 1") }
-        if trustProxy {
-            throw ValidationError("--trust-proxy is gone: it believed X-Forwarded-For from every peer. Name the proxies instead: --trusted-proxy ADDRESS[/BITS] (e.g. --trusted-proxy 10.0.0.5, or --trusted-proxy 127.0.0.1,::1 for one on this host)")
-        }
-        _ = try trustedProxies()
         guard (1...365).contains(missingDays) else { throw ValidationError("--missing-days must be 1…365") }
         guard newTagHold.isFinite, (0...720).contains(newTagHold) else { throw ValidationError("--new-tag-hold must be 0…720 hours (0 turns it off)") }
         guard signupsPerHour >= 1, signupsPerHour <= 1_000_000 else { throw ValidationError("--signups-per-hour must be 1…1000000") }
@@ -155,6 +155,15 @@ extension Serve {
         return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
     }
 
+    /// The `--trusted-proxy` blocks, checked.
+    func trustedProxies() throws -> TrustedProxies {
+        do {
+            return try TrustedProxies(parsing: trustedProxy)
+        } catch {
+            throw ValidationError("--trusted-proxy \(error.description)")
+        }
+    }
+
     /// The email settings from the flags; nil without --smtp-url.
     func mailOptions() throws -> MailOptions? {
         guard let smtpURL else {
@@ -175,15 +184,6 @@ extension Serve {
         let link = try checkedPublicURL() ?? "http://\(host):\(port)"
         var tls = TLSConfiguration.makeClientConfiguration()
         if let smtpCAFile {
-    /// The `--trusted-proxy` blocks, checked.
-    func trustedProxies() throws -> TrustedProxies {
-        do {
-            return try TrustedProxies(parsing: trustedProxy)
-        } catch {
-            throw ValidationError("--trusted-proxy \(error.description)")
-        }
-    }
-
             do {
                 tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(smtpCAFile))
             } catch {

@@ -27,16 +27,16 @@ struct CoverageStore: Sendable {
             guard let latitude = last.latitude, let longitude = last.longitude else { return empty }
             let place = CoveragePlace(latitude: latitude, longitude: longitude, accuracy: last.accuracy, time: last.time, sentinel: last.sentinel)
             var sentinels: [(distance: Double, entry: CoverageSentinel)] = []
-            for near in try await Self.publicSentinels(around: latitude, longitude, in: db) {
             var unnamed = 0, unnamedListening = 0
+            for near in try await Self.publicSentinels(around: latitude, longitude, in: db) {
                 let distance = SentinelCoverage.metres(latitude: latitude, longitude: longitude, to: near.latitude, near.longitude)
                 guard distance <= SentinelCoverage.radiusMetres else { continue }
-                var gaps: [SentinelCoverage.Gap] = []
                 guard near.onMap else {
                     unnamed += 1
                     if near.state == .listening { unnamedListening += 1 }
                     continue
                 }
+                var gaps: [SentinelCoverage.Gap] = []
                 if let missingSince {
                     let start = max(missingSince, near.created)
                     gaps = SentinelCoverage.gaps(transitions: try await Self.transitions(near.id, from: start, to: now, in: db),
@@ -61,9 +61,9 @@ struct CoverageStore: Sendable {
         var longitude: Double
         var created: Int64
         var state: SentinelState
-    }
         /// Its host agreed to the coverage map: it may be named.
         var onMap: Bool
+    }
 
     /// Enrolled public sentinels at a fixed place inside the box around the point, with their recorded state and opt-in.
     private static func publicSentinels(around latitude: Double, _ longitude: Double, in db: any SQLDatabase) async throws -> [Near] {

@@ -123,13 +123,13 @@ struct PostgresServerTests {
     @Test func newTagHoldStartsAgain() async throws { try await NewTagHoldScenarios.reRegisteringStartsAgain(.postgres) }
     @Test func newTagAndReportAtOnce() async throws { try await NewTagHoldScenarios.newTagAndReportAtOnce(.postgres) }
     @Test func readLog() async throws { try await ReadLogScenarios.everyReadLogged(.postgres) }
-    @Test func privacyBackfill() async throws { try await PrivacyBackfillScenarios.rewritesOldPayloads(.postgres) }
-    @Test func beaconTakenIsNoOracle() async throws { try await BikeScenarios.beaconTakenIsNoOracle(.postgres) }
     @Test func forgedForwardedForFromAnUnnamedPeer() async throws { try await TrustedProxyScenarios.forgedHeaderFromAnUnnamedPeer(.postgres) }
     @Test func machineFieldsRefuseControls() async throws { try await MachineFieldScenarios.controlsRefused(.postgres) }
     @Test func placeReadsLogged() async throws { try await PlaceReadScenarios.exportCoverageAndStreamsLogged(.postgres) }
     @Test func policeReferencePassingTheHoldIsTold() async throws { try await PoliceReferenceScenarios.passingTheHoldIsTold(.postgres) }
     @Test func enrolmentCodeStaysOutOfTheURL() async throws { try await EnrolmentPageScenarios.codeStaysOutOfTheURL(.postgres) }
+    @Test func privacyBackfill() async throws { try await PrivacyBackfillScenarios.rewritesOldPayloads(.postgres) }
+    @Test func beaconTakenIsNoOracle() async throws { try await BikeScenarios.beaconTakenIsNoOracle(.postgres) }
     @Test func missingListETagAndDeltas() async throws { try await MissingListScenarios.etagAndDeltas(.postgres) }
     @Test func missingListSentinelPollWithSince() async throws { try await MissingListScenarios.sentinelPollWithSinceIsNotModified(.postgres) }
     @Test func sentinelPollSeesOtherProcesses() async throws { try await SentinelPollScenarios.changesByAnotherProcess(.postgres) }
