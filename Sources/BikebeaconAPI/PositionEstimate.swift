@@ -1,5 +1,3 @@
-import Foundation
-
 /// Where a missing bike most likely is, from every sighting of it in the latest window (#44): one
 /// point, the radii it lies within half the time and 9 times in 10, how many sentinels it drew on,
 /// and the words people read ("within 35 m of Cafe Rosa, 9 times in 10, from 3 sentinels").

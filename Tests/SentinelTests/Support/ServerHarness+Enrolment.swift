@@ -6,7 +6,8 @@ extension ServerHarness {
     struct Enrolment {
         var url: String
         var token: String
-        var code: String { String(url.split(separator: "/").last ?? "") }
+        /// The code: the URL's fragment (`/enrol#CODE`).
+        var code: String { String(url.split(whereSeparator: { $0 == "/" || $0 == "#" }).last ?? "") }
     }
 
     /// Enrols a sentinel at a place with a public URL, as the operator would, and reads what it printed.
