@@ -21,9 +21,10 @@ enum ListenerScenarios {
         try await harness.run(.live) { client in
             expectError(try await client.send(.get, "/metrics"), .notFound, "not_found")
             var text = ""
-            let served = try await eventually(within: 10) {
+            // Generous: on CI the whole suite starts servers at once on 2 cores, and a scrape counts sentinels in the database.
+            let served = try await eventually(within: 30) {
                 guard let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(metricsPort)/metrics"),
-                                                                          timeout: .seconds(5)),
+                                                                          timeout: .seconds(10)),
                       response.status == .ok else { return false }
                 text = String(buffer: try await response.body.collect(upTo: 1 << 20))
                 return true
