@@ -30,6 +30,12 @@ public struct Locator: Sendable {
     public let configuration: LocatorConfiguration
     private var grouping: FixGrouping
     private var previous: Fix?
+    /// The levels' common shift learnt so far, dB, and from how many fixes: the tag and the site
+    /// are the same from one fix to the next, so what one fix cannot tell, a run of them can.
+    private var offset = (mean: 0.0, fixes: 0)
+    /// The levels' misses over their assumed shadowing, squared, learnt the same way: a site with
+    /// more reflections than the ones the constants were chosen on widens every radius.
+    private var noise = (ratio: 1.0, fixes: 0)
 
     public init(receivers: [Receiver], configuration: LocatorConfiguration = .init()) throws(LocatingError) {
         for receiver in receivers {
@@ -64,8 +70,18 @@ public struct Locator: Sendable {
     /// The fix for one group of levels: nil when no receiver heard in it has a place.
     mutating func locate(_ group: FixGrouping.Group) -> Fix? {
         let unplaced = group.levels.compactMap { receivers[$0.receiver].position == nil ? receivers[$0.receiver].id : nil }
-        let observations = Self.observations(group, receivers: receivers, configuration: configuration)
-        guard let fit = PositionFit.fit(observations, configuration: configuration) else { return nil }
+        let observations = Self.observations(group, receivers: receivers, configuration: configuration).map {
+            var shifted = $0
+            shifted.rssiAt1m += offset.mean
+            return shifted
+        }
+        guard let fit = PositionFit.fit(observations, configuration: configuration, offsetSpread: offsetSpread, noiseScale: noiseScale) else { return nil }
+        offset.fixes += 1
+        offset.mean += fit.offset / Double(min(offset.fixes, configuration.offsetMemory))
+        if let ratio = fit.noiseRatio {
+            noise.fixes += 1
+            noise.ratio += (ratio - noise.ratio) / Double(min(noise.fixes, configuration.offsetMemory))
+        }
         var point = fit.point
         if let previous, group.time - previous.time <= configuration.window {
             point.x = previous.point.x + configuration.smoothing * (point.x - previous.point.x)
@@ -75,6 +91,22 @@ public struct Locator: Sendable {
                       radius90: configuration.radius90Scale * fit.spread, receivers: observations.count, unplaced: unplaced)
         previous = fix
         return fix
+    }
+
+    /// What the assumed shadowing is multiplied by: the learnt ratio, weighed against the assumption
+    /// as if it had been seen `noisePrior` fixes.
+    var noiseScale: Double {
+        let seen = Double(noise.fixes), prior = configuration.noisePrior
+        return ((prior + seen * noise.ratio) / (prior + seen)).squareRoot()
+    }
+
+    /// How far the common shift may still be from what was learnt, dB: wide at first when a receiver
+    /// was never calibrated, narrowing to `offsetFloor` as fixes accumulate.
+    var offsetSpread: Double {
+        let calibrated = receivers.allSatisfy { $0.calibration != .none }
+        let initial = calibrated ? configuration.offsetSpreadCalibrated : configuration.offsetSpreadUncalibrated
+        let learnt = Double(offset.fixes) / Double(configuration.offsetMemory)
+        return (configuration.offsetFloor * configuration.offsetFloor + initial * initial / (1 + learnt)).squareRoot()
     }
 
     /// The observations of a group's placed receivers, through each one's calibration.

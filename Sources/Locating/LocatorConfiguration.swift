@@ -29,6 +29,16 @@ public struct LocatorConfiguration: Sendable, Equatable {
     /// the 50 % and 90 % quantiles of error ÷ spread on tracks with ground truth.
     public var radius50Scale: Double
     public var radius90Scale: Double
+    /// Prior standard deviation, dB, of a shift common to every level (the tag's power, the site):
+    /// small when every receiver was calibrated on site, wide when one was not.
+    public var offsetSpreadCalibrated: Double
+    public var offsetSpreadUncalibrated: Double
+    /// What the learnt shift may still be off by after many fixes, dB.
+    public var offsetFloor: Double
+    /// The learnt shift averages about this many fixes, so it follows a tag's slow changes.
+    public var offsetMemory: Int
+    /// The assumed shadowing weighs as much as this many fixes' worth of measured misses.
+    public var noisePrior: Double
 
     public init(
         window: Double = 3,
@@ -42,8 +52,13 @@ public struct LocatorConfiguration: Sendable, Equatable {
         priorSpread: Double = 6,
         smoothing: Double = 1,
         nearestRange: Double = 0.5,
-        radius50Scale: Double = 0.54,
-        radius90Scale: Double = 0.99
+        radius50Scale: Double = 0.62,
+        radius90Scale: Double = 1.26,
+        offsetSpreadCalibrated: Double = 2,
+        offsetSpreadUncalibrated: Double = 10,
+        offsetFloor: Double = 1.5,
+        offsetMemory: Int = 30,
+        noisePrior: Double = 10
     ) {
         self.window = window
         self.interval = interval
@@ -58,6 +73,11 @@ public struct LocatorConfiguration: Sendable, Equatable {
         self.nearestRange = nearestRange
         self.radius50Scale = radius50Scale
         self.radius90Scale = radius90Scale
+        self.offsetSpreadCalibrated = offsetSpreadCalibrated
+        self.offsetSpreadUncalibrated = offsetSpreadUncalibrated
+        self.offsetFloor = offsetFloor
+        self.offsetMemory = max(1, offsetMemory)
+        self.noisePrior = noisePrior
     }
 
     /// The path-loss model and shadowing for a receiver calibrated as `calibration`.

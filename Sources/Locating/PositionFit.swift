@@ -53,8 +53,20 @@ public struct PositionFit: Sendable, Equatable {
     /// for the disagreement: the tag is somewhere around it.
     public var spread: Double
 
-    /// Nil for no observations.
-    public static func fit(_ observations: [Observation], configuration: LocatorConfiguration) -> PositionFit? {
+    /// How far the levels sit above the model, dB, fitted with the point when `offsetSpread` > 0: one
+    /// tag's transmit power and one site's walls shift every receiver alike, and a point fitted with
+    /// the wrong shift would be pushed toward or away from all of them at once.
+    public var offset: Double
+    /// How much larger the levels' misses are than their assumed shadowing, squared: the median
+    /// squared residual (in standard deviations) over its value for normal noise, corrected for the
+    /// three numbers fitted. Nil under five receivers, where the fit absorbs too much to tell.
+    public var noiseRatio: Double?
+
+    /// Nil for no observations. `offsetSpread`: standard deviation, dB, of the prior on a common
+    /// shift of every level (mean 0); 0 fits none. `noiseScale`: how much larger the levels' misses
+    /// are than their shadowing says, as learnt over earlier fixes; it widens the spread, not the fit.
+    public static func fit(_ observations: [Observation], configuration: LocatorConfiguration, offsetSpread: Double = 0,
+                           noiseScale: Double = 1) -> PositionFit? {
         guard let centroid = weightedCentroid(observations, nearestRange: configuration.nearestRange) else { return nil }
         let sigmas = observations.map { observation in
             // A place known to ±a metres blurs the level by about a·(dB per metre) at the distance heard.
@@ -81,40 +93,48 @@ public struct PositionFit: Sendable, Equatable {
             }
         }
         var point = ([centroid] + observations.map(\.position)).min { loss(at: $0) < loss(at: $1) } ?? centroid
+        var offset = 0.0
         let priorInformation = 1 / (configuration.priorSpread * configuration.priorSpread)
-        var information = (xx: priorInformation, xy: 0.0, yy: priorInformation)
+        let offsetInformation = offsetSpread > 0 ? 1 / (offsetSpread * offsetSpread) : 0
+        var information = Matrix3(diagonal: priorInformation, priorInformation, offsetInformation)
         var weights = [Double](repeating: 1, count: observations.count)
         for _ in 0..<20 {
-            var a = (xx: priorInformation, xy: 0.0, yy: priorInformation)
+            var a = Matrix3(diagonal: priorInformation, priorInformation, offsetInformation)
             var terms: [(value: Double, x: Double, y: Double)] = []
             for i in observations.indices {
-                let r = residual(i, at: point)
+                var r = residual(i, at: point)
+                r.value -= offset / sigmas[i]
                 weights[i] = 1 / (1 + r.value * r.value / c2)
                 terms.append(r)
             }
             let centre = weightedCentroid(observations, nearestRange: configuration.nearestRange, trust: weights) ?? centroid
-            var b = (x: -(point.x - centre.x) * priorInformation, y: -(point.y - centre.y) * priorInformation)
-            for (weight, term) in zip(weights, terms) {
-                a.xx += weight * term.x * term.x
-                a.xy += weight * term.x * term.y
-                a.yy += weight * term.y * term.y
-                b.x += weight * term.x * term.value
-                b.y += weight * term.y * term.value
+            var b = [-(point.x - centre.x) * priorInformation, -(point.y - centre.y) * priorInformation, -offset * offsetInformation]
+            for (i, (weight, term)) in zip(weights, terms).enumerated() {
+                let gradient = [term.x, term.y, offsetSpread > 0 ? 1 / sigmas[i] : 0]
+                a.add(gradient, weight: weight)
+                for k in 0..<3 { b[k] += weight * gradient[k] * term.value }
             }
             information = a
-            let determinant = a.xx * a.yy - a.xy * a.xy
-            guard determinant > 0 else { break }
-            let step = (x: (a.yy * b.x - a.xy * b.y) / determinant, y: (a.xx * b.y - a.xy * b.x) / determinant)
-            point.x += step.x
-            point.y += step.y
-            if step.x * step.x + step.y * step.y < 1e-6 { break }
+            guard let step = a.solve(b) else { break }
+            point.x += step[0]
+            point.y += step[1]
+            offset += step[2]
+            if step[0] * step[0] + step[1] * step[1] < 1e-6 && abs(step[2]) < 1e-3 { break }
         }
-        let determinant = information.xx * information.yy - information.xy * information.xy
-        let variance = determinant > 0 ? (information.xx + information.yy) / determinant : 2 / priorInformation
+        let variance = information.planeVariance ?? 2 / priorInformation
+        var noiseRatio: Double?
+        if observations.count >= 5 {
+            let squares = observations.indices.map { i -> Double in
+                let r = residual(i, at: point).value - offset / sigmas[i]
+                return r * r
+            }.sorted()
+            // 0.455: the median of a squared standard normal.
+            noiseRatio = squares[squares.count / 2] / 0.455 * Double(observations.count) / Double(observations.count - 3)
+        }
         let disagreement = observations.count == 1 ? observations[0].distance : point.distance(to: centroid)
         let accuracy = observations.map(\.positionAccuracy).reduce(0, +) / Double(observations.count)
-        let spread = (variance + disagreement * disagreement + accuracy * accuracy).squareRoot()
-        return PositionFit(point: point, centroid: centroid, standardDeviation: variance.squareRoot(), spread: spread)
+        let spread = (variance * noiseScale * noiseScale + disagreement * disagreement + accuracy * accuracy).squareRoot()
+        return PositionFit(point: point, centroid: centroid, standardDeviation: variance.squareRoot(), spread: spread, offset: offset, noiseRatio: noiseRatio)
     }
 
     /// The receivers' places weighted by 1/d², d each one's modelled distance (at least
@@ -131,5 +151,41 @@ public struct PositionFit: Sendable, Equatable {
         }
         guard sum.weight > 0 else { return nil }
         return PlanePoint(x: sum.x / sum.weight, y: sum.y / sum.weight)
+    }
+}
+
+/// A symmetric 3×3 information matrix over (x, y, offset).
+struct Matrix3: Equatable {
+    var m: [[Double]]
+
+    init(diagonal a: Double, _ b: Double, _ c: Double) {
+        m = [[a, 0, 0], [0, b, 0], [0, 0, c]]
+    }
+
+    /// Adds weight · g gᵀ.
+    mutating func add(_ g: [Double], weight: Double) {
+        for i in 0..<3 { for j in 0..<3 { m[i][j] += weight * g[i] * g[j] } }
+    }
+
+    /// m x = b by Gaussian elimination; nil when singular. A zero row and column (no offset fitted) stay out.
+    func solve(_ b: [Double]) -> [Double]? {
+        let n = m[2][2] > 0 ? 3 : 2
+        var a = (0..<n).map { Array(m[$0][0..<n]) + [b[$0]] }
+        for column in 0..<n {
+            guard let pivot = (column..<n).max(by: { abs(a[$0][column]) < abs(a[$1][column]) }), abs(a[pivot][column]) > 1e-12 else { return nil }
+            a.swapAt(column, pivot)
+            for row in 0..<n where row != column {
+                let factor = a[row][column] / a[column][column]
+                for k in column...n { a[row][k] -= factor * a[column][k] }
+            }
+        }
+        let x = (0..<n).map { a[$0][n] / a[$0][$0] }
+        return n == 3 ? x : x + [0]
+    }
+
+    /// Variance of x plus variance of y, the offset marginalised: the plane's part of the inverse.
+    var planeVariance: Double? {
+        guard let columnX = solve([1, 0, 0]), let columnY = solve([0, 1, 0]), columnX[0] > 0, columnY[1] > 0 else { return nil }
+        return columnX[0] + columnY[1]
     }
 }

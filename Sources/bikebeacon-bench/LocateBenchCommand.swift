@@ -36,6 +36,9 @@ struct LocateBenchCommand: ParsableCommand {
         print("bench locate: philotuxo, \(dataset.tracks.count) tracks, \(dataset.sensors.count) receivers, leave one track out; errors in metres")
         print(Self.table(result))
         print("")
+        print("ours on the same held-out tracks as a site we never saw would give them (median error m, in50, in90; tuned on none of the last two):")
+        print(Self.conditions(result))
+        print("")
         print(Self.chosen(result))
         print(Self.speed(result))
         print(Self.verdict(result))
@@ -51,6 +54,15 @@ struct LocateBenchCommand: ParsableCommand {
                 + [fmt((ours.inside50 ?? .nan) * 100, 0) + "%", fmt((ours.inside90 ?? .nan) * 100, 0) + "%", fmt(ours.medianRadius90 ?? .nan, 2)]
         }
         return Table.render(header: header, rows: result.tracks.map { row($0.track, $0.scores) } + [row("all tracks", result.all)])
+    }
+
+    static func conditions(_ result: LocateBench.Result) -> String {
+        let conditions = LocateBench.Condition.allCases.dropFirst()
+        let header = ["track"] + conditions.flatMap { ["\($0.rawValue) med", "in50", "in90"] }
+        func row(_ name: String, _ scores: [LocateBench.Score]) -> [String] {
+            [name] + scores.flatMap { [fmt($0.median, 2), fmt(($0.inside50 ?? .nan) * 100, 0) + "%", fmt(($0.inside90 ?? .nan) * 100, 0) + "%"] }
+        }
+        return Table.render(header: header, rows: result.tracks.map { row($0.track, $0.conditions) } + [row("all tracks", result.allConditions)])
     }
 
     static func chosen(_ result: LocateBench.Result) -> String {

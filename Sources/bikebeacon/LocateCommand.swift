@@ -1,6 +1,9 @@
 import ArgumentParser
 import Console
 import Durable
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -22,7 +25,9 @@ struct LocateCommand: ParsableCommand {
         within radius50_m of (x_m, y_m) about half the time and within radius90_m nine times in ten. \
         A fix is made at the first reading at least a second after the previous one, from each \
         receiver's median RSSI of the last 3 s: it uses no reading after its own time. This is the \
-        estimator the server runs. A bad line is refused, naming the file and line, and nothing is printed.
+        estimator the server runs. A reading with an impossible RSSI (0 dBm or more, below -127) is \
+        skipped with a warning naming its line; any other bad line is refused, naming the file and \
+        line, and nothing is printed.
         """
     )
 
@@ -39,9 +44,9 @@ struct LocateCommand: ParsableCommand {
         } catch let error as LocateCSVError {
             throw LocateFailure(message: "\(receivers) \(error.description); nothing was located")
         }
-        let rows: [(reading: Reading, line: Int)]
+        let input: LocateCSV.Readings
         do {
-            rows = try LocateCSV.readings(try Self.read(readings), known: Set(receiverList.map(\.id)))
+            input = try LocateCSV.readings(try Self.read(readings), known: Set(receiverList.map(\.id)))
         } catch let error as LocateCSVError {
             throw LocateFailure(message: "\(readings) \(error.description); nothing was located")
         }
@@ -51,8 +56,14 @@ struct LocateCommand: ParsableCommand {
         } catch {
             throw LocateFailure(message: "\(receivers): \(error.description)")
         }
+        for skipped in input.skipped.prefix(Self.skipsShown) {
+            Terminal.write("Warning: \(readings) \(skipped.description)\n", to: STDERR_FILENO)
+        }
+        if input.skipped.count > Self.skipsShown {
+            Terminal.write("Warning: \(readings): \(input.skipped.count - Self.skipsShown) more readings skipped for an impossible RSSI\n", to: STDERR_FILENO)
+        }
         var output = LocateCSV.fixHeader + "\n"
-        for row in rows {
+        for row in input.rows {
             do {
                 if let fix = try locator.add(row.reading) { output += LocateCSV.line(fix) + "\n" }
             } catch {
@@ -61,6 +72,9 @@ struct LocateCommand: ParsableCommand {
         }
         Terminal.write(output)
     }
+
+    /// Skipped readings named one by one up to this many; the rest counted.
+    static let skipsShown = 20
 
     static func read(_ path: String) throws -> String {
         do {

@@ -35,7 +35,7 @@ struct LocateCSVTests {
         truth_x_m,time_s,receiver,rssi_dbm
         1.0,10.5,door,-70
         2.0,10.9,shed,-81
-        """, known: ["door", "shed"])
+        """, known: ["door", "shed"]).rows
         #expect(rows.map(\.reading) == [Reading(time: 10.5, receiver: "door", rssi: -70), Reading(time: 10.9, receiver: "shed", rssi: -81)])
         #expect(rows.map(\.line) == [2, 3])
     }
@@ -45,11 +45,17 @@ struct LocateCSVTests {
             do { _ = try LocateCSV.readings("time_s,receiver,rssi_dbm\n1,door,-70\n" + text, known: ["door"]); return nil } catch { return error }
         }
         #expect(failure("2,attic,-70")?.description == "line 3: receiver `attic` is not in the receivers file; add it with its place")
-        #expect(failure("2,door,-130")?.line == 3)
-        #expect(failure("2,door,0")?.line == 3)
         #expect(failure("2,door,NaN")?.line == 3)
         #expect(failure("2,door")?.line == 3)
         #expect(failure("2,door,-70\n-5,door,-70")?.line == 4, "time going back")
+    }
+
+    /// philotuxo's straight_05 line 176 reads +42 dBm: the reading goes, the track stays.
+    @Test func skipsAnImpossibleRSSINamingTheLine() throws {
+        let read = try LocateCSV.readings("time_s,receiver,rssi_dbm\n1,door,-70\n2,door,42\n3,door,-130\n4,door,0\n5,door,-71\n", known: ["door"])
+        #expect(read.rows.map(\.line) == [2, 6])
+        #expect(read.skipped.map(\.line) == [3, 4, 5])
+        #expect(read.skipped.first?.description == "line 3: rssi_dbm 42.0 is not a real signal strength (between -127 and 0 dBm); reading skipped")
     }
 
     @Test func writesOneLinePerFixToTheCentimetre() {

@@ -44,6 +44,20 @@ struct LocateCommandTests {
         #expect(result.stderr.contains("\(files.readings.path) line \(Straight04.rows.count + 2): receiver `sensor99`"), "\(result.stderr)")
     }
 
+    @Test func skipsAnImpossibleReadingAndLocatesTheRest() async throws {
+        let files = try Self.files()
+        defer { try? FileManager.default.removeItem(at: files.folder) }
+        var lines = try String(contentsOf: files.readings, encoding: .utf8).split(separator: "\n").map(String.init)
+        var glitch = lines[10].split(separator: ",").map(String.init)
+        glitch[2] = "42"
+        lines.insert(glitch.joined(separator: ","), at: 11)
+        try Data(lines.joined(separator: "\n").utf8).write(to: files.readings)
+        let result = try await run("bikebeacon", ["locate", "--receivers", files.receivers.path, files.readings.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("Warning: \(files.readings.path) line 12: rssi_dbm 42.0 is not a real signal strength"), "\(result.stderr)")
+        #expect(result.lines.count >= 16, "the track is still located")
+    }
+
     @Test func refusesABadReceiversFile() async throws {
         let files = try Self.files()
         defer { try? FileManager.default.removeItem(at: files.folder) }

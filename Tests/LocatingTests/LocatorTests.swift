@@ -30,6 +30,43 @@ struct LocatorTests {
         #expect(rough < Straight04.median(nearest), "uncalibrated median \(rough) m, nearest receiver \(Straight04.median(nearest)) m")
     }
 
+    /// A site we never saw gives no calibration, and its tag may be 12 dB weaker than iBeacon's usual
+    /// -59 dBm at 1 m. Taken at face value, every receiver would seem far and the point would be
+    /// pushed out of the room; the locator learns the common shift over the fixes instead.
+    @Test func aWeakerTagIsLearntNotTakenForDistance() throws {
+        func run(_ configuration: LocatorConfiguration) throws -> (median: Double, inside90: Double) {
+            var locator = try Locator(receivers: Straight04.receivers(), configuration: configuration)
+            let fixes = try Straight04.rows.compactMap { row in
+                try locator.add(Reading(time: row.reading.time, receiver: row.reading.receiver, rssi: row.reading.rssi - 12)).map { ($0, row.truth) }
+            }
+            let errors = fixes.map { $0.0.point.distance(to: $0.1) }
+            return (Straight04.median(errors), Double(zip(fixes, errors).filter { $1 <= $0.0.radius90 }.count) / Double(fixes.count))
+        }
+        let learnt = try run(LocatorConfiguration())
+        let faceValue = try run(LocatorConfiguration(offsetSpreadUncalibrated: 0))
+        let unshifted = Straight04.median(try Straight04.fixes(Straight04.receivers()).map { $0.fix.point.distance(to: $0.truth) })
+        #expect(learnt.median < faceValue.median * 0.7, "learnt \(learnt.median) m, at face value \(faceValue.median) m")
+        #expect(learnt.median < unshifted + 1, "learnt \(learnt.median) m, the same tag at -59 dBm \(unshifted) m")
+        #expect(learnt.inside90 >= 0.7, "the truth within radius90 in \(learnt.inside90 * 100) % of fixes")
+    }
+
+    /// Levels that miss the model by more than the shadowing assumed (a site with more reflections):
+    /// the misses are measured over the fixes and the radius grows with them.
+    @Test func noisierLevelsWidenTheRadius() throws {
+        let calibrated = LocateBench.calibratedReceivers(Straight04.data.sensors, on: Straight04.data.tracks)
+        func radii(_ configuration: LocatorConfiguration) throws -> Double {
+            var locator = try Locator(receivers: calibrated, configuration: configuration)
+            // ±10 dB, the same on every run: each reading's own pattern.
+            let fixes = try Straight04.rows.enumerated().compactMap { index, row in
+                try locator.add(Reading(time: row.reading.time, receiver: row.reading.receiver,
+                                        rssi: min(-1, row.reading.rssi + [10.0, -10, 7, -7, 0][index % 5])))
+            }
+            return Straight04.median(fixes.map(\.radius90))
+        }
+        let learning = try radii(LocatorConfiguration()), assuming = try radii(LocatorConfiguration(noisePrior: 1e9))
+        #expect(learning > assuming * 1.1, "radius90 \(learning) m learning the misses, \(assuming) m assuming them")
+    }
+
     /// No look-ahead: the fixes made from the first readings do not change when later ones arrive.
     @Test func fixesUseNoLaterReading() throws {
         let all = try Straight04.fixes(Straight04.receivers())

@@ -33,18 +33,44 @@ public enum LocateBench {
         }
     }
 
+    /// How the held-out track's receivers are given to the locator: as surveyed on this site, or as
+    /// a site we never saw would give them (no calibration columns, another tag, other walls).
+    public enum Condition: String, CaseIterable, Sendable {
+        case calibrated = "two-point, fitted on the other tracks"
+        case uncalibrated = "no calibration"
+        case weakerTag = "no calibration, tag 10 dB weaker"
+        case steeperLoss = "no calibration, path loss 1.5x steeper"
+
+        /// The reading as this condition gives it: `weakerTag` and `steeperLoss` remake a site from
+        /// this one (the level 10 dB lower; its fall from -59 dBm at 1 m 1.5 times as steep).
+        func reading(_ reading: Reading) -> Reading {
+            var reading = reading
+            switch self {
+            case .calibrated, .uncalibrated: break
+            case .weakerTag: reading.rssi = max(-126, reading.rssi - 10)
+            case .steeperLoss: reading.rssi = min(-1, max(-126, -59 + 1.5 * (reading.rssi + 59)))
+            }
+            return reading
+        }
+    }
+
     public struct TrackResult: Sendable {
         public var track: String
         public var chosen: LocatorConfiguration
         /// "ours" first, then the anchors in `LocateAnchor.allCases` order.
         public var scores: [Score]
+        /// Ours under each `Condition` after the first (the first is `scores[0]`).
+        public var conditions: [Score]
         var errors: [[Double]]
         var radii: [(r50: Double, r90: Double)]
+        var conditionRuns: [(errors: [Double], radii: [(r50: Double, r90: Double)])]
     }
 
     public struct Result: Sendable {
         public var tracks: [TrackResult]
         public var all: [Score]
+        /// Ours over all tracks under each `Condition` after the first.
+        public var allConditions: [Score]
         /// CPU seconds per estimate, same order as the scores.
         public var secondsPerEstimate: [Double]
         /// The same rule on all the tracks: what `LocatorConfiguration`'s defaults should be.
@@ -68,6 +94,8 @@ public enum LocateBench {
             let before = cpuSeconds()
             let ours = runOurs(receivers, chosen, track)
             cpu[0] += cpuSeconds() - before
+            let plain = uncalibrated(receivers)
+            let conditions = Condition.allCases.dropFirst().map { runOurs(plain, chosen, track, condition: $0) }
             var errors = [ours.errors]
             let groups = anchorInput(receivers, chosen, track, sensors: data.sensors)
             let bounds = box(data.sensors)
@@ -81,18 +109,23 @@ public enum LocateBench {
             results.append(TrackResult(
                 track: track.name, chosen: chosen,
                 scores: [Score(errors: ours.errors, radii: ours.radii)] + errors.dropFirst().map { Score(errors: $0) },
-                errors: errors, radii: ours.radii
+                conditions: conditions.map { Score(errors: $0.errors, radii: $0.radii) },
+                errors: errors, radii: ours.radii, conditionRuns: conditions
             ))
         }
         let all = Result.methods.indices.map { m in
             Score(errors: results.flatMap { $0.errors[m] }, radii: m == 0 ? results.flatMap(\.radii) : nil)
         }
+        let allConditions = Condition.allCases.dropFirst().indices.map { c in
+            Score(errors: results.flatMap { $0.conditionRuns[c - 1].errors }, radii: results.flatMap { $0.conditionRuns[c - 1].radii })
+        }
         let shipped = choose(on: data.tracks, receivers: calibratedReceivers(data.sensors, on: data.tracks), base: base)
-        return Result(tracks: results, all: all, secondsPerEstimate: cpu.map { $0 / Double(max(1, estimates)) }, chosenOnAll: shipped)
+        return Result(tracks: results, all: all, allConditions: allConditions, secondsPerEstimate: cpu.map { $0 / Double(max(1, estimates)) }, chosenOnAll: shipped)
     }
 
     /// The candidate with the lowest mean of per-track median errors on `training`, with the radius
-    /// scales set to the 50 % and 90 % quantiles of error ÷ spread there.
+    /// scales set to the 50 % and 90 % quantiles of error ÷ spread there, with the receivers
+    /// calibrated and without calibration alike: one set of scales serves both.
     static func choose(on training: [PhilotuxoPositions.Track], receivers: [Receiver], base: LocatorConfiguration) -> LocatorConfiguration {
         let scored = candidates.map { candidate -> (LocatorConfiguration, Double) in
             var configuration = base
@@ -104,9 +137,11 @@ public enum LocateBench {
         var chosen = scored.min { $0.1 < $1.1 }?.0 ?? base
         chosen.radius50Scale = 1
         chosen.radius90Scale = 1
-        let ratios = training.flatMap { track in
-            let run = runOurs(receivers, chosen, track)
-            return zip(run.errors, run.radii).map { $0 / $1.r50 }
+        let ratios = [receivers, uncalibrated(receivers)].flatMap { receivers in
+            training.flatMap { track in
+                let run = runOurs(receivers, chosen, track)
+                return zip(run.errors, run.radii).map { $0 / $1.r50 }
+            }
         }.sorted()
         chosen.radius50Scale = RSSISummary.quantile(ratios, 0.5)
         chosen.radius90Scale = RSSISummary.quantile(ratios, 0.9)
@@ -130,13 +165,18 @@ public enum LocateBench {
         }
     }
 
+    /// The receivers as a RECEIVERS.csv without calibration columns gives them.
+    static func uncalibrated(_ receivers: [Receiver]) -> [Receiver] {
+        receivers.map { Receiver(id: $0.id, position: $0.position) }
+    }
+
     /// The locator on one track: each fix's error against the truth at the reading that made it, and its radii.
-    static func runOurs(_ receivers: [Receiver], _ configuration: LocatorConfiguration, _ track: PhilotuxoPositions.Track)
-        -> (errors: [Double], radii: [(r50: Double, r90: Double)]) {
+    static func runOurs(_ receivers: [Receiver], _ configuration: LocatorConfiguration, _ track: PhilotuxoPositions.Track,
+                        condition: Condition = .calibrated) -> (errors: [Double], radii: [(r50: Double, r90: Double)]) {
         guard var locator = try? Locator(receivers: receivers, configuration: configuration) else { return ([], []) }
         var errors: [Double] = [], radii: [(r50: Double, r90: Double)] = []
         for row in track.rows {
-            guard let fix = try? locator.add(row.reading) else { continue }
+            guard let fix = try? locator.add(condition.reading(row.reading)) else { continue }
             errors.append(fix.point.distance(to: row.truth))
             radii.append((fix.radius50, fix.radius90))
         }

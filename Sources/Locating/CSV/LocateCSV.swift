@@ -17,7 +17,8 @@ public struct LocateCSVError: Error, Equatable, CustomStringConvertible {
 
 /// The CSV files `bikebeacon locate` reads and writes. Columns are found by their header name, so
 /// extra columns are ignored and order is free; blank lines are skipped; CRLF and spaces around
-/// fields are accepted. A file is refused as a whole at its first bad line.
+/// fields are accepted. A file is refused as a whole at its first bad line, but for a reading's
+/// impossible RSSI, which is skipped and reported.
 public enum LocateCSV {
     /// RECEIVERS.csv: `id,x_m,y_m,z_m` and optionally `rssi_1m,exponent` (an empty cell: not measured).
     /// z_m is read and checked but unused: the locator works in the horizontal plane.
@@ -51,25 +52,35 @@ public enum LocateCSV {
         return receivers
     }
 
-    /// READINGS.csv: `time_s,receiver,rssi_dbm`, in time order, each receiver among `known`.
-    /// Returns the readings with their line numbers.
-    public static func readings(_ text: String, known: Set<String>) throws(LocateCSVError) -> [(reading: Reading, line: Int)] {
+    /// READINGS.csv as read: the readings with their line numbers, and the lines skipped.
+    public struct Readings: Sendable {
+        public var rows: [(reading: Reading, line: Int)]
+        /// Readings whose RSSI no radio reports (0 dBm and above, below -127): a receiver's glitch,
+        /// as philotuxo's own straight_05 has one (+42 dBm). One bad reading must not cost a track.
+        public var skipped: [LocateCSVError]
+    }
+
+    /// READINGS.csv: `time_s,receiver,rssi_dbm`, in time order, each receiver among `known`. A file
+    /// that is not readings (a missing receiver, a field that is not a number, NaN, time going back)
+    /// is refused at its first bad line.
+    public static func readings(_ text: String, known: Set<String>) throws(LocateCSVError) -> Readings {
         let table = try Rows(text, required: ["time_s", "receiver", "rssi_dbm"], optional: [])
-        var readings: [(reading: Reading, line: Int)] = []
+        var result = Readings(rows: [], skipped: [])
         for row in table.rows {
             let time = try row.number("time_s"), receiver = row.text("receiver"), rssi = try row.number("rssi_dbm")
             guard known.contains(receiver) else {
                 throw LocateCSVError(line: row.line, message: "receiver `\(receiver)` is not in the receivers file; add it with its place")
             }
-            guard ProximityEstimator.isPlausible(rssi: rssi) else {
-                throw LocateCSVError(line: row.line, message: "rssi_dbm \(rssi) is not a real signal strength (between -127 and 0 dBm)")
-            }
-            if let previous = readings.last?.reading.time, time < previous - 1 {
+            if let previous = result.rows.last?.reading.time, time < previous - 1 {
                 throw LocateCSVError(line: row.line, message: "time_s \(time) is more than a second before the previous line's \(previous); sort the file by time")
             }
-            readings.append((Reading(time: time, receiver: receiver, rssi: rssi), row.line))
+            guard ProximityEstimator.isPlausible(rssi: rssi) else {
+                result.skipped.append(LocateCSVError(line: row.line, message: "rssi_dbm \(rssi) is not a real signal strength (between -127 and 0 dBm); reading skipped"))
+                continue
+            }
+            result.rows.append((Reading(time: time, receiver: receiver, rssi: rssi), row.line))
         }
-        return readings
+        return result
     }
 
     public static let fixHeader = "time_s,x_m,y_m,radius50_m,radius90_m,receivers"
