@@ -38,17 +38,26 @@ public struct SentinelHeartbeat: Codable, Sendable, Equatable {
     /// When the server last acknowledged a batch of sightings; nil if never since start.
     public var lastDeliveryAt: String?
     /// The sentinel's clock minus the server's (`Date` of the previous answer), seconds; nil until measured.
+    /// Its sightings carry it only while it is within `ownClockTolerance`: beyond, they are stamped by the server's clock.
     public var clockOffsetSeconds: Double?
     public var diskFreeBytes: Int64?
     public var diskTotalBytes: Int64?
     /// The last warning or error the sentinel logged, and when.
     public var lastError: String?
     public var lastErrorAt: String?
+    /// How the sentinel's sightings' distances are made; nil from a sentinel older than #44.
+    public var pathLoss: SentinelPathLoss?
+
+    /// While its clock is within this many seconds of the server's, a sentinel stamps its sightings by its own
+    /// clock; beyond, by the server's (the sentinel's `ServerTime`). So a sighting is off the server's clock
+    /// by the heartbeat's `clockOffsetSeconds` only within it, and by at most this either way.
+    public static let ownClockTolerance: Double = 120
 
     public init(version: String, uptimeSeconds: Double, backend: String, adapterPresent: Bool?, adapterPowered: Bool?,
                 scanning: Bool, intervalSeconds: Double, reports: Int, iBeacons: Int, lastReportAgeSeconds: Double?,
                 missingInRange: Int, outboxDepth: Int, outboxOldestAgeSeconds: Double?, lastDeliveryAt: String?,
-                clockOffsetSeconds: Double?, diskFreeBytes: Int64?, diskTotalBytes: Int64?, lastError: String?, lastErrorAt: String?) {
+                clockOffsetSeconds: Double?, diskFreeBytes: Int64?, diskTotalBytes: Int64?, lastError: String?, lastErrorAt: String?,
+                pathLoss: SentinelPathLoss? = nil) {
         self.version = version
         self.uptimeSeconds = uptimeSeconds
         self.backend = backend
@@ -68,7 +77,37 @@ public struct SentinelHeartbeat: Codable, Sendable, Equatable {
         self.diskTotalBytes = diskTotalBytes
         self.lastError = lastError
         self.lastErrorAt = lastErrorAt
+        self.pathLoss = pathLoss
     }
+}
+
+/// The path-loss model behind the `distance` of a sentinel's sightings (its level through
+/// RSSI = P − 10·n·log10(d), P the tag's advertised power at 1 m), and whether this site measured it,
+/// so the server can weigh its sightings as the calibration they rest on (#44).
+public struct SentinelPathLoss: Codable, Sendable, Equatable {
+    public enum Calibration: String, Codable, Sendable, CaseIterable {
+        /// Nothing measured here: the receiver's levels are as read, the exponent the default.
+        case none
+        /// The receiver's offset measured against a tag's advertised 1 m power (`calibration.rxOffset`).
+        case onePoint
+        /// The offset and the exponent measured (`calibration.rxOffset` and `pathLossExponent`).
+        case twoPoint
+    }
+
+    public var calibration: Calibration
+    /// n beyond 1 m.
+    public var exponent: Double
+    /// n inside 1 m.
+    public var nearFieldExponent: Double
+
+    public init(calibration: Calibration, exponent: Double, nearFieldExponent: Double) {
+        self.calibration = calibration
+        self.exponent = exponent
+        self.nearFieldExponent = nearFieldExponent
+    }
+
+    /// The exponents a sentinel may use (its configuration refuses others).
+    public static let exponents: ClosedRange<Double> = 0.5...6
 }
 
 /// The limits a heartbeat must keep; the server answers 400 naming the first field outside them.
@@ -103,6 +142,10 @@ public enum HeartbeatLimits {
             guard let value else { return nil }
             return Timestamp.parse(value) == nil ? (name, "must be an RFC 3339 date-time") : nil
         }
+        func exponent(_ value: Double?, _ name: String) -> (String, String)? {
+            guard let value, !SentinelPathLoss.exponents.contains(value) else { return nil }
+            return (name, "must be a path-loss exponent from \(SentinelPathLoss.exponents.lowerBound) to \(SentinelPathLoss.exponents.upperBound)")
+        }
         let checks: [(String, String)?] = [
             text(beat.version, "version", empty: false, machine: true), text(beat.backend, "backend", empty: false, machine: true),
             text(beat.lastError, "lastError"),
@@ -115,6 +158,7 @@ public enum HeartbeatLimits {
             beat.diskTotalBytes.flatMap { $0 < 0 ? ("diskTotalBytes", "must not be negative") : nil },
             beat.diskFreeBytes.flatMap { free in beat.diskTotalBytes.flatMap { free > $0 ? ("diskFreeBytes", "must not exceed diskTotalBytes") : nil } },
             time(beat.lastDeliveryAt, "lastDeliveryAt"), time(beat.lastErrorAt, "lastErrorAt"),
+            exponent(beat.pathLoss?.exponent, "pathLoss.exponent"), exponent(beat.pathLoss?.nearFieldExponent, "pathLoss.nearFieldExponent"),
         ]
         return checks.lazy.compactMap { $0 }.first.map { (field: $0.0, problem: $0.1) }
     }

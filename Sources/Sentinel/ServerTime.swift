@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import BikebeaconAPI
 import Synchronization
 
 /// The time by the server's clock, from the `Date` of its answers, carried forward on the
@@ -16,8 +17,9 @@ import Synchronization
 /// `Date` header's second, is used again. Anchored to the monotonic clock, so a clock step between
 /// two answers is no error.
 public final class ServerTime: Sendable {
-    /// Local and server clocks further apart than this: the local one is taken as unset.
-    public static let tolerance = 120.0
+    /// Local and server clocks further apart than this: the local one is taken as unset. The server
+    /// relies on it to know how far a sighting's time is off its own clock (`SentinelHeartbeat.ownClockTolerance`).
+    public static let tolerance = SentinelHeartbeat.ownClockTolerance
 
     private struct Anchor {
         var server: Double

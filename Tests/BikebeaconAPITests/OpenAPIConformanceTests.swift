@@ -62,7 +62,7 @@ import Yams
         intervalSeconds: 60.2, reports: 1843, iBeacons: 12, lastReportAgeSeconds: 0.4, missingInRange: 1, outboxDepth: 2,
         outboxOldestAgeSeconds: 31, lastDeliveryAt: "2026-11-21T09:59:00.000Z", clockOffsetSeconds: -0.6,
         diskFreeBytes: 12_000_000_000, diskTotalBytes: 31_000_000_000, lastError: "cannot deliver sightings; they stay queued: timeout",
-        lastErrorAt: "2026-11-21T09:58:00.000Z")
+        lastErrorAt: "2026-11-21T09:58:00.000Z", pathLoss: SentinelPathLoss(calibration: .twoPoint, exponent: 2.2, nearFieldExponent: 2))
     static let subscription = PushSubscription(id: "p1", endpoint: "https://fcm.googleapis.com/fcm/send/abc",
                                                createdAt: "2026-11-21T09:00:00.000Z")
     static let notification = OwnerNotification(event: .arrived, bikeId: "b1", bikeName: "Commuter", ownerId: "a1",

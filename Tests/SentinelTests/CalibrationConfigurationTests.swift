@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import Testing
 @testable import Sentinel
 
@@ -15,6 +16,14 @@ import Testing
         #expect(c.proximity.rxOffset == -13 && c.proximity.pathLossExponent == 2.35)
         let plain = try SentinelConfiguration.parse(yaml: Self.base, environment: [:])
         #expect(plain.proximity == .init(), "no block: the estimator's defaults")
+        // What the heartbeat tells the server (#44): two-point with both; one-point with the offset alone; an exponent
+        // without the receiver's offset leaves its levels as read, so it claims nothing.
+        #expect(c.pathLoss == SentinelPathLoss(calibration: .twoPoint, exponent: 2.35, nearFieldExponent: 2))
+        #expect(plain.pathLoss == SentinelPathLoss(calibration: .none, exponent: 1.5, nearFieldExponent: 2))
+        let offset = try SentinelConfiguration.parse(yaml: Self.base + "calibration:\n  rxOffset: 0\n", environment: [:])
+        #expect(offset.pathLoss.calibration == .onePoint)
+        let exponent = try SentinelConfiguration.parse(yaml: Self.base + "calibration:\n  pathLossExponent: 2.35\n", environment: [:])
+        #expect(exponent.pathLoss.calibration == .none)
     }
 
     @Test func implausibleValuesAreRefused() throws {

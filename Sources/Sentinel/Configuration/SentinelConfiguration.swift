@@ -1,4 +1,5 @@
 import Beacon
+import BikebeaconAPI
 import Durable
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -71,6 +72,8 @@ public struct SentinelConfiguration: Equatable, Sendable {
     /// Whether `calibration:` set this site's path-loss exponent (else the default, chosen on
     /// public datasets, places the zone boundaries).
     public var pathLossCalibrated = false
+    /// Whether `calibration:` set this receiver's offset (`rxOffset`, measured against a tag's advertised power).
+    public var receiverCalibrated = false
 
     public init(serverURL: String, token: String, stateDirectory: String) {
         self.serverURL = serverURL
@@ -133,7 +136,10 @@ public struct SentinelConfiguration: Equatable, Sendable {
         }
         c.mqtt = file.mqtt.map(MQTTSettings.init(file:))
         c.location = file.location.map(LocationSettings.init(file:)) ?? LocationSettings()
-        if let offset = file.calibration?.rxOffset { c.proximity.rxOffset = offset }
+        if let offset = file.calibration?.rxOffset {
+            c.proximity.rxOffset = offset
+            c.receiverCalibrated = true
+        }
         if let exponent = file.calibration?.pathLossExponent {
             c.proximity.pathLossExponent = exponent
             c.pathLossCalibrated = true
@@ -243,5 +249,15 @@ public struct SentinelConfiguration: Equatable, Sendable {
         if mqtt?.publishLocation == true, !location.isRoaming {
             throw ConfigurationError.invalid("mqtt.publishLocation needs a position to publish: set location to gpsd, or remove publishLocation")
         }
+    }
+}
+
+extension SentinelConfiguration {
+    /// What the heartbeat tells the server of the model behind this sentinel's distances (#44): a site calibration
+    /// starts with the receiver's offset (`bikebeacon calibrate --save sentinel` always prints it), so an exponent
+    /// set without one still leaves the levels as read, and claims nothing.
+    public var pathLoss: SentinelPathLoss {
+        SentinelPathLoss(calibration: !receiverCalibrated ? .none : pathLossCalibrated ? .twoPoint : .onePoint,
+                         exponent: proximity.pathLossExponent, nearFieldExponent: proximity.nearFieldPathLossExponent)
     }
 }

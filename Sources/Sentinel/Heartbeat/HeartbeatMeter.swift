@@ -16,9 +16,12 @@ public struct HeartbeatInputs: Sendable, Equatable {
     public var lastDeliveryAt: Double?
     public var disk: DiskSpace?
     public var lastError: LastErrorLog.Entry?
+    /// The model behind the sightings' distances (`SentinelConfiguration.pathLoss`).
+    public var pathLoss: SentinelPathLoss?
 
     public init(startedAt: Double, backend: String, counts: ScanCounts?, missingInRange: Int, outboxDepth: Int?,
-                outboxOldest: Double?, lastDeliveryAt: Double?, disk: DiskSpace?, lastError: LastErrorLog.Entry?) {
+                outboxOldest: Double?, lastDeliveryAt: Double?, disk: DiskSpace?, lastError: LastErrorLog.Entry?,
+                pathLoss: SentinelPathLoss? = nil) {
         self.startedAt = startedAt
         self.backend = backend
         self.counts = counts
@@ -28,6 +31,7 @@ public struct HeartbeatInputs: Sendable, Equatable {
         self.lastDeliveryAt = lastDeliveryAt
         self.disk = disk
         self.lastError = lastError
+        self.pathLoss = pathLoss
     }
 }
 
@@ -71,7 +75,7 @@ public struct HeartbeatMeter: Sendable {
             lastDeliveryAt: inputs.lastDeliveryAt.map(RFC3339.format), clockOffsetSeconds: clockOffset.map(clampOffset),
             diskFreeBytes: inputs.disk.map { min($0.freeBytes, $0.totalBytes) }, diskTotalBytes: inputs.disk?.totalBytes,
             lastError: inputs.lastError.map { String($0.message.prefix(HeartbeatLimits.maxText)) },
-            lastErrorAt: inputs.lastError.map { RFC3339.format($0.time) })
+            lastErrorAt: inputs.lastError.map { RFC3339.format($0.time) }, pathLoss: inputs.pathLoss)
     }
 
     /// An answer's `Date` (whole seconds, truncated) against the sentinel's clock around the request.

@@ -1,3 +1,4 @@
+import BikebeaconAPI
 import CMalloc
 import Durable
 #if canImport(FoundationEssentials)
@@ -45,7 +46,7 @@ struct SentinelServices: Sendable {
         let stats = Stats(startedAt: SentinelRunner.now())
         let heartbeat = HeartbeatProbe(logger: logger.labelled("bikebeacon.heartbeat")) {
             await heartbeatInputs(backend: backend(of: source, configuration: configuration), stats: stats, outbox: outbox,
-                                  reporter: reporter, state: state, lastError: lastError)
+                                  reporter: reporter, state: state, lastError: lastError, pathLoss: configuration.pathLoss)
         }
         let serverTime = ServerTime()
         let sync = MissingListSync(source: HTTPMissingListSource(server: server, heartbeat: heartbeat, serverTime: serverTime),
@@ -96,13 +97,14 @@ struct SentinelServices: Sendable {
 
     /// What the heartbeat tells the server, read at each list refresh.
     private static func heartbeatInputs(backend: String, stats: Stats, outbox: Outbox, reporter: Reporter, state: String,
-                                        lastError: LastErrorLog) async -> HeartbeatInputs {
+                                        lastError: LastErrorLog, pathLoss: SentinelPathLoss) async -> HeartbeatInputs {
         let snapshot = await stats.snapshot
         let depth = try? await outbox.count()
         let oldest = (depth ?? 0) > 0 ? (try? await outbox.peek(limit: 1))?.first?.time : nil
         return HeartbeatInputs(startedAt: snapshot.startedAt, backend: backend, counts: snapshot.counts,
                                missingInRange: snapshot.missingInRange, outboxDepth: depth, outboxOldest: oldest,
-                               lastDeliveryAt: await reporter.lastDeliveryAt, disk: DiskSpace.of(state), lastError: lastError.last)
+                               lastDeliveryAt: await reporter.lastDeliveryAt, disk: DiskSpace.of(state), lastError: lastError.last,
+                               pathLoss: pathLoss)
     }
 }
 

@@ -19,8 +19,11 @@ import Subprocesses
         (counts.adapterPresent, counts.adapterPowered, counts.scanning) = (true, true, scanning)
         return HeartbeatInputs(startedAt: startedAt, backend: "dbus", counts: reports == nil ? nil : counts, missingInRange: 1, outboxDepth: 3,
                                outboxOldest: 1010, lastDeliveryAt: 1005, disk: DiskSpace(freeBytes: 4, totalBytes: 100),
-                               lastError: LastErrorLog.Entry(message: String(repeating: "x", count: 900), time: 1001))
+                               lastError: LastErrorLog.Entry(message: String(repeating: "x", count: 900), time: 1001),
+                               pathLoss: pathLoss)
     }
+
+    static let pathLoss = SentinelPathLoss(calibration: .onePoint, exponent: 1.5, nearFieldExponent: 2)
 
     static func beat(_ meter: inout HeartbeatMeter, _ inputs: HeartbeatInputs, now: Double) throws -> SentinelHeartbeat {
         let beat = meter.beat(inputs, now: now)
@@ -37,6 +40,7 @@ import Subprocesses
         #expect(first.lastReportAgeSeconds == 0 && first.outboxDepth == 3 && first.outboxOldestAgeSeconds == 10 && first.missingInRange == 1)
         #expect(first.adapterPresent == true && first.scanning && first.clockOffsetSeconds == nil)
         #expect(first.lastError?.count == HeartbeatLimits.maxText && first.lastDeliveryAt == "1970-01-01T00:16:45.000Z")
+        #expect(first.pathLoss == Self.pathLoss, "the model behind the distances (#44)")
         #expect(HeartbeatLimits.violation(in: first) == nil)
         // Less than a minute later: none (the list refresh still goes out, without it).
         let tooSoon = meter.beat(Self.inputs(reports: 600), now: 1060)

@@ -90,6 +90,15 @@ import Testing
         beat = Self.healthy
         beat.clockOffsetSeconds = -1.7e9  // a Pi booted in 1970 is a reading, not an error
         #expect(HeartbeatLimits.violation(in: beat) == nil)
+        // The path-loss model (#44): exponents a sentinel's configuration could hold.
+        beat = Self.healthy
+        beat.pathLoss = SentinelPathLoss(calibration: .twoPoint, exponent: 2.35, nearFieldExponent: 2)
+        #expect(HeartbeatLimits.violation(in: beat) == nil)
+        beat.pathLoss?.exponent = 0
+        #expect(HeartbeatLimits.violation(in: beat)?.field == "pathLoss.exponent")
+        beat.pathLoss?.exponent = 2
+        beat.pathLoss?.nearFieldExponent = .infinity
+        #expect(HeartbeatLimits.violation(in: beat)?.field == "pathLoss.nearFieldExponent")
     }
 }
 

@@ -23,6 +23,11 @@ struct EstimateTests {
 
     @Test(.enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
     func postgres() async throws { try await EstimateScenarios.fusedSealedAndPrivate(.postgres) }
+
+    @Test func clockOffsetsSQLite() async throws { try await EstimateScenarios.clockOffsets(.sqlite) }
+
+    @Test(.enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
+    func clockOffsetsPostgres() async throws { try await EstimateScenarios.clockOffsets(.postgres) }
 }
 
 enum EstimateScenarios {
@@ -119,6 +124,64 @@ enum EstimateScenarios {
             #expect(hidden.radius50 >= SightingPrivacy.gridAccuracy && hidden.radius90 >= SightingPrivacy.gridAccuracy, "\(hidden)")
             #expect(hidden.words == "within 500 m of 52.1250, \(SightingRecord.degrees(snapped.longitude)), 9 times in 10, from 1 sentinel")
             #expect(PrivacyScenarios.secrets.allSatisfy { !PrivacyScenarios.withoutTimes("\(hidden)").contains($0) }, "\(hidden)")
+        }
+    }
+
+    /// A sentinel whose clock is off is not fused with others in the wrong window (#44): the window is on the server's
+    /// clock. The library's heartbeat says its clock is 90 s fast, and it stamps by it (within 2 minutes of the
+    /// server's, `SentinelHeartbeat.ownClockTolerance`); the station's says 4 minutes fast, so it stamps by the
+    /// server's clock (`ServerTime`) and nothing is taken off its stamps. The cafe's clock is right.
+    static func clockOffsets(_ backend: Backend) async throws {
+        let harness = try await Harness.make(backend)
+        let (_, cafeToken) = try await harness.sentinel("Cafe Rosa", latitude: cafe.latitude, longitude: cafe.longitude)
+        let (_, libraryToken) = try await harness.sentinel("Library", latitude: library.latitude, longitude: library.longitude)
+        let (_, stationToken) = try await harness.sentinel("Station", latitude: cafe.latitude, longitude: 5.1221)
+        try await harness.run { client in
+            for (token, offset) in [(cafeToken, 0.0), (libraryToken, 90), (stationToken, 240)] {
+                var beat = SentinelHealthTests.healthy
+                beat.clockOffsetSeconds = offset
+                #expect(try await HeartbeatScenarios.refresh(client, token, try HeartbeatScenarios.text(beat)).status == .ok)
+            }
+            let ann = try await client.owner("ann@example.org")
+            let beacons = [(Fixture.beaconA, 1), (Fixture.beaconB, 2), (Fixture.beaconC, 3)]
+            var bikes: [Bike] = []
+            for (beacon, minor) in beacons {
+                let bike = try await client.bike(ann, name: "Bike \(minor)", beacon: beacon, major: 1, minor: minor)
+                #expect(try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: ann).status == .ok)
+                bikes.append(bike)
+            }
+            func heard(_ bike: Int, by token: String, at time: String) async throws {
+                let (beacon, minor) = beacons[bike]
+                let sighting = Fixture.sighting(uuid: beacon, major: 1, minor: minor, time: time, rssi: -75)
+                #expect(try client.decode(SightingResult.self, try await client.send(.post, "/v1/sightings", token: token,
+                                                                                     json: Fixture.Batch(sightings: [sighting]))).accepted == 1)
+            }
+            func estimate(_ bike: Int) async throws -> PositionEstimate {
+                try #require(try client.decode(SightingPage.self, try await client.send(
+                    .get, "/v1/bikes/\(bikes[bike].id)/sightings", token: ann)).estimate)
+            }
+
+            // Stamped 3 min 50 s before the cafe's sighting, heard 5 min 20 s before it: not in its window.
+            try await heard(0, by: cafeToken, at: "2026-11-21T10:00:00Z")
+            try await heard(0, by: libraryToken, at: "2026-11-21T09:56:10Z")
+            let apart = try await estimate(0)
+            #expect(apart.sources == 1 && apart.at == "2026-11-21T10:00:00.000Z", "\(apart)")
+            #expect(apart.latitude == cafe.latitude && apart.longitude == cafe.longitude, "\(apart)")
+
+            // Stamped 6 min 20 s after the cafe's, heard 4 min 50 s after it: one window, which ends at the library's
+            // sighting on the server's clock (read by stamp alone, the library's window would leave the cafe out).
+            try await heard(1, by: cafeToken, at: "2026-11-21T10:00:00Z")
+            try await heard(1, by: libraryToken, at: "2026-11-21T10:06:20Z")
+            let together = try await estimate(1)
+            #expect(together.sources == 2 && together.at == "2026-11-21T10:04:50.000Z", "\(together)")
+            #expect(together.latitude > cafe.latitude && together.latitude < library.latitude, "\(together)")
+
+            // The station, 4 minutes fast, stamps by the server's clock: 4 min 30 s before the cafe's is in its window
+            // (taking its 240 s off would put it 8 min 30 s before, and out).
+            try await heard(2, by: cafeToken, at: "2026-11-21T10:00:00Z")
+            try await heard(2, by: stationToken, at: "2026-11-21T09:55:30Z")
+            let station = try await estimate(2)
+            #expect(station.sources == 2 && station.at == "2026-11-21T10:00:00.000Z", "\(station)")
         }
     }
 }
