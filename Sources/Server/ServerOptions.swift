@@ -84,6 +84,9 @@ public struct ServerOptions: Sendable {
     /// How old the sentinels' poll may answer from memory (`SentinelPollCache`): the longest a revocation, a
     /// new token or a list change made by another process goes unseen when no `NOTIFY` tells of it.
     public var sentinelPollMaxAge: Duration = .seconds(1)
+    /// Whether a sighting's event carries its bike's position estimate (#44). Off only in `bikebeacon-bench
+    /// city-serve --no-ingest-estimate`, the baseline that shows what estimating costs on ingest; serve has no flag for it.
+    public var estimatesOnIngest = true
     /// The wall clock in epoch milliseconds; injected so tests control time-based policies.
     public var now: @Sendable () -> Int64
 

@@ -32,7 +32,7 @@ struct ServerState: Sendable {
                   missingPeriod: options.missingPeriod, newTagHold: options.newTagHold)
     }
     var readLog: ReadLog { ReadLog(database: database) }
-    var sightings: SightingStore { SightingStore(database: database, notifications: notifications) }
+    var sightings: SightingStore { SightingStore(database: database, notifications: notifications, estimatesOnIngest: options.estimatesOnIngest) }
     var pushSubscriptions: PushSubscriptionStore { PushSubscriptionStore(database: database) }
     var sentinelHealth: SentinelHealthStore { SentinelHealthStore(database: database, thresholds: options.sentinelThresholds) }
     var sentinelAlerts: SentinelAlertStore {

@@ -18,6 +18,7 @@ struct BikebeaconBench: AsyncParsableCommand {
             SDCardBenchCommand.self,
             StartupBenchCommand.self,
             CitySeedCommand.self,
+            CityServeCommand.self,
             BareHTTPCommand.self,
             MissingListApplyCommand.self,
             LocateBenchCommand.self,

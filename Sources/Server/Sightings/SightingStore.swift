@@ -26,6 +26,8 @@ struct SightingCursor: Sendable, Equatable {
 struct SightingStore: Sendable {
     let database: Database
     let notifications: NotificationDispatcher
+    /// Whether a sighting's event carries its bike's estimate (`ServerOptions.estimatesOnIngest`).
+    var estimatesOnIngest = true
 
     struct IngestResult: Sendable {
         var accepted: Int
@@ -126,7 +128,7 @@ struct SightingStore: Sendable {
                 distance: s.distance, sentinel: seen.name, latitude: seen.latitude, longitude: seen.longitude,
                 accuracy: seen.accuracy ?? heard.accuracy)
             // The bike's estimate with the batch's sightings stored: once a bike, for its owner's eyes.
-            if estimates[bike.id] == nil {
+            if estimatesOnIngest, estimates[bike.id] == nil {
                 estimates[bike.id] = .some(try await SightingEstimates.estimate(bikeID: bike.id, for: .owner, in: db))
             }
             event.estimate = estimates[bike.id] ?? nil
