@@ -31,7 +31,8 @@ HEARTBEAT = json.dumps({
     "version": "0.1.0", "uptimeSeconds": 3600, "backend": "dbus", "adapterPresent": True, "adapterPowered": True,
     "scanning": True, "intervalSeconds": 60, "reports": 900, "iBeacons": 3, "lastReportAgeSeconds": 0.5,
     "missingInRange": 0, "outboxDepth": 0, "clockOffsetSeconds": 0.4, "diskFreeBytes": 10000000000,
-    "diskTotalBytes": 30000000000}, separators=(",", ":"))
+    "diskTotalBytes": 30000000000, "pathLoss": {"calibration": "onePoint", "exponent": 1.5, "nearFieldExponent": 2}},
+    separators=(",", ":"))
 TIMEOUT = 10.0  # a request not answered within this counts as an error
 
 
