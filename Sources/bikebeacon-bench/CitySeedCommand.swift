@@ -1,6 +1,4 @@
 import ArgumentParser
-import Foundation
-import Logging
 import Server
 
 /// Enrols a city's sentinels for `scripts/bench-server --city` through the same store `sentinels add` uses,
@@ -19,27 +17,17 @@ struct CitySeedCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let url: DatabaseURL
-        do {
-            url = try DatabaseURL(parsing: database)
-        } catch {
-            throw ValidationError(error.description)
-        }
         let now = ServerOptions.wallClock
-        let db = try await BikebeaconServer.openDatabase(url, logger: Logger(label: "bikebeacon-bench"), now: now())
-        let store = SentinelStore(database: db)
-        var tokens: [String] = []
-        do {
+        let tokens = try await BenchDatabase.with(database) { db in
+            let store = SentinelStore(database: db)
+            var tokens: [String] = []
             for n in 1...sentinels {
                 // A grid of about 10 km × 10 km around the centre of a city.
                 let latitude = 52.0 + Double(n % 100) * 0.001, longitude = 5.0 + Double(n / 100 % 100) * 0.0015
                 tokens.append(try await store.add(name: "bench-city-\(n)", latitude: latitude, longitude: longitude, now: now()).token)
             }
-        } catch {
-            await db.shutdown()
-            throw error
+            return tokens
         }
-        await db.shutdown()
         print(tokens.joined(separator: "\n"))
     }
 }

@@ -22,12 +22,6 @@ struct CityServeCommand: AsyncParsableCommand {
     var noIngestEstimate = false
 
     func run() async throws {
-        let url: DatabaseURL
-        do {
-            url = try DatabaseURL(parsing: database)
-        } catch {
-            throw ValidationError(error.description)
-        }
         var logger = Logger(label: "bikebeacon-bench-city-serve")
         logger.logLevel = .warning
         var options = ServerOptions(host: "127.0.0.1", port: port, bcryptCost: bcryptCost,
@@ -35,13 +29,8 @@ struct CityServeCommand: AsyncParsableCommand {
         options.signupLimit = .perHour(signupsPerHour)
         options.newTagHold = NewTagHold(hours: newTagHold)
         options.estimatesOnIngest = !noIngestEstimate
-        let db = try await BikebeaconServer.openDatabase(url, logger: logger, now: options.now())
-        do {
+        try await BenchDatabase.with(database, logger: logger, now: options.now()) { db in
             try await BikebeaconServer.makeApplication(database: db, options: options, logger: logger).runService()
-        } catch {
-            await db.shutdown()
-            throw error
         }
-        await db.shutdown()
     }
 }

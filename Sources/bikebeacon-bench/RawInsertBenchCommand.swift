@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Logging
 import Server
 
 /// The database's own insert rate: the baseline `scripts/bench-server` divides ingest by.
@@ -19,21 +18,7 @@ struct RawInsertBenchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let url: DatabaseURL
-        do {
-            url = try DatabaseURL(parsing: database)
-        } catch {
-            throw ValidationError(error.description)
-        }
-        let db = try await BikebeaconServer.openDatabase(url, logger: Logger(label: "bikebeacon-bench"), now: ServerOptions.wallClock())
-        let result: RawInsertBenchmark.Result
-        do {
-            result = try await RawInsertBenchmark.run(on: db, rows: rows, batch: batch)
-        } catch {
-            await db.shutdown()
-            throw error
-        }
-        await db.shutdown()
+        let result = try await BenchDatabase.with(database) { try await RawInsertBenchmark.run(on: $0, rows: rows, batch: batch) }
         print("raw-insert rows=\(result.rows) seconds=\(String(format: "%.3f", result.seconds)) rows_per_second=\(Int(result.rowsPerSecond))")
     }
 }
