@@ -17,9 +17,11 @@ public struct LocatorConfiguration: Sendable, Equatable {
     /// Residuals weigh 1/(1 + (r/c)²), r in standard deviations, c this (Cauchy): a reflection or
     /// a wall several deviations off weighs next to nothing, and the point does not follow it.
     public var outlierScale: Double
-    /// Standard deviation of the prior toward the RSSI-weighted centroid, metres: where the
-    /// receivers' distances say little, the point stays between the receivers.
-    public var priorSpread: Double
+    /// Standard deviation of the prior toward the RSSI-weighted centroid, as a fraction of the
+    /// fix's median modelled distance: where the receivers' distances say little, the point stays
+    /// between the receivers. A fraction, not metres, so the same holds in a shed, a hall and a
+    /// street of sentinels (on philotuxo scaled 0.5 to 3 times, radii held alike).
+    public var priorScale: Double
     /// Each new point moves this fraction of the way from the previous one (1: no smoothing).
     public var smoothing: Double
     /// Least horizontal distance the model uses, metres: a tag is rarely at a receiver's antenna,
@@ -49,11 +51,11 @@ public struct LocatorConfiguration: Sendable, Equatable {
         defaultRSSIAt1m: Double = -59,
         defaultExponent: Double = 1.5,
         outlierScale: Double = 1,
-        priorSpread: Double = 6,
+        priorScale: Double = 0.6,
         smoothing: Double = 1,
         nearestRange: Double = 0.5,
-        radius50Scale: Double = 0.62,
-        radius90Scale: Double = 1.26,
+        radius50Scale: Double = 0.68,
+        radius90Scale: Double = 1.32,
         offsetSpreadCalibrated: Double = 2,
         offsetSpreadUncalibrated: Double = 10,
         offsetFloor: Double = 1.5,
@@ -68,7 +70,7 @@ public struct LocatorConfiguration: Sendable, Equatable {
         self.defaultRSSIAt1m = defaultRSSIAt1m
         self.defaultExponent = defaultExponent
         self.outlierScale = outlierScale
-        self.priorSpread = priorSpread
+        self.priorScale = priorScale
         self.smoothing = smoothing
         self.nearestRange = nearestRange
         self.radius50Scale = radius50Scale

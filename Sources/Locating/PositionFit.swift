@@ -38,7 +38,8 @@ public struct Observation: Sendable, Equatable {
 /// Gauss–Newton), so a reflected or walled-off receiver several deviations off drops out instead
 /// of dragging the point. The fit starts from whichever of the centroid and the receivers' places
 /// the levels agree with best, so one receiver reading far too strong cannot capture the start.
-/// The prior (`priorSpread` metres) pulls toward the 1/d²-weighted centroid of the receivers,
+/// The prior (`priorScale` of the receivers' median modelled distance, so a hall and a shed alike)
+/// pulls toward the 1/d²-weighted centroid of the receivers,
 /// each also weighted by how well it fits: where distances say little (two receivers, all far
 /// away), the point stays between the receivers that agree.
 public struct PositionFit: Sendable, Equatable {
@@ -94,7 +95,9 @@ public struct PositionFit: Sendable, Equatable {
         }
         var point = ([centroid] + observations.map(\.position)).min { loss(at: $0) < loss(at: $1) } ?? centroid
         var offset = 0.0
-        let priorInformation = 1 / (configuration.priorSpread * configuration.priorSpread)
+        let ranges = observations.map(\.distance).sorted()
+        let priorSpread = max(configuration.nearestRange, configuration.priorScale * ranges[ranges.count / 2])
+        let priorInformation = 1 / (priorSpread * priorSpread)
         let offsetInformation = offsetSpread > 0 ? 1 / (offsetSpread * offsetSpread) : 0
         var information = Matrix3(diagonal: priorInformation, priorInformation, offsetInformation)
         var weights = [Double](repeating: 1, count: observations.count)

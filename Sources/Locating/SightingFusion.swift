@@ -82,11 +82,6 @@ public enum SightingFusion {
                                rssiAt1m: model.rssiAt1m, exponent: model.exponent, shadowing: model.shadowing,
                                positionAccuracy: sighting.accuracy ?? 0)
         }
-        // The locator's prior (6 m) was chosen in a room; sentinels a street apart hear a bike tens of metres off, and
-        // a 6 m prior would claim metres their levels cannot tell. Its spread is at least their median modelled distance.
-        var configuration = configuration
-        let ranges = observations.map(\.distance).sorted()
-        if !ranges.isEmpty { configuration.priorSpread = max(configuration.priorSpread, ranges[ranges.count / 2]) }
         guard let fit = PositionFit.fit(observations, configuration: configuration) else { return nil }
         let place = frame.coordinates(of: fit.point)
         // Sentinels that disagree (one bike heard loud by two a kilometre apart, minutes apart in the window): the fit

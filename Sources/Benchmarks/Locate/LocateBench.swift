@@ -19,6 +19,12 @@ public enum LocateBench {
         public var inside50: Double?
         public var inside90: Double?
         public var medianRadius90: Double?
+        /// How far from 50 % and 90 % a radius that holds exactly could still land on these fixes
+        /// (95 %, binomial over the effective number of fixes: one fix's miss makes the next likely,
+        /// so n(1-ρ)/(1+ρ), ρ the lag-1 correlation of inside-or-not). A 20-fix track can miss
+        /// 40-60 % by chance alone.
+        public var chance50: Double?
+        public var chance90: Double?
 
         init(errors: [Double], radii: [(r50: Double, r90: Double)]? = nil) {
             let sorted = errors.sorted()
@@ -29,29 +35,50 @@ public enum LocateBench {
                 inside50 = Double(zip(errors, radii).filter { $0 <= $1.r50 }.count) / Double(errors.count)
                 inside90 = Double(zip(errors, radii).filter { $0 <= $1.r90 }.count) / Double(errors.count)
                 medianRadius90 = RSSISummary.quantile(radii.map(\.r90).sorted(), 0.5)
+                chance50 = Self.chance(zip(errors, radii).map { $0 <= $1.r50 }, target: 0.5)
+                chance90 = Self.chance(zip(errors, radii).map { $0 <= $1.r90 }, target: 0.9)
             }
+        }
+
+        static func chance(_ inside: [Bool], target: Double) -> Double {
+            let values = inside.map { $0 ? 1.0 : 0.0 }
+            let mean = values.reduce(0, +) / Double(values.count)
+            let variance = values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) }
+            let lagged = zip(values, values.dropFirst()).reduce(0) { $0 + ($1.0 - mean) * ($1.1 - mean) }
+            let rho = variance > 0 ? max(0, min(0.95, lagged / variance)) : 0
+            let effective = max(1, Double(values.count) * (1 - rho) / (1 + rho))
+            return 1.96 * (target * (1 - target) / effective).squareRoot()
         }
     }
 
     /// How the held-out track's receivers are given to the locator: as surveyed on this site, or as
-    /// a site we never saw would give them (no calibration columns, another tag, other walls).
+    /// a site we never saw would give them (no calibration columns, another tag, other walls, another size).
     public enum Condition: String, CaseIterable, Sendable {
         case calibrated = "two-point, fitted on the other tracks"
         case uncalibrated = "no calibration"
         case weakerTag = "no calibration, tag 10 dB weaker"
         case steeperLoss = "no calibration, path loss 1.5x steeper"
+        case largerSite = "no calibration, a site twice the size"
 
-        /// The reading as this condition gives it: `weakerTag` and `steeperLoss` remake a site from
-        /// this one (the level 10 dB lower; its fall from -59 dBm at 1 m 1.5 times as steep).
+        /// How much larger this condition's site is: receivers and truth are placed this many times
+        /// as far from the origin.
+        var scale: Double { self == .largerSite ? 2 : 1 }
+
+        /// The reading as this condition gives it: the others remake a site from this one (the
+        /// level 10 dB lower; its fall from -59 dBm at 1 m 1.5 times as steep; every distance
+        /// doubled, so every level lower by the 1.65 exponent philotuxo's receivers fit, 5 dB).
         func reading(_ reading: Reading) -> Reading {
             var reading = reading
             switch self {
             case .calibrated, .uncalibrated: break
             case .weakerTag: reading.rssi = max(-126, reading.rssi - 10)
             case .steeperLoss: reading.rssi = min(-1, max(-126, -59 + 1.5 * (reading.rssi + 59)))
+            case .largerSite: reading.rssi = max(-126, reading.rssi - 16.5 * log10(scale))
             }
             return reading
         }
+
+        func place(_ point: PlanePoint) -> PlanePoint { PlanePoint(x: point.x * scale, y: point.y * scale) }
     }
 
     public struct TrackResult: Sendable {
@@ -78,9 +105,10 @@ public enum LocateBench {
         public static let methods = ["ours"] + LocateAnchor.allCases.map(\.rawValue)
     }
 
-    /// The locator settings each fold chooses among: how hard the prior holds and how much the point is smoothed.
-    public static let candidates: [(priorSpread: Double, smoothing: Double)] =
-        [3.0, 4.0, 6.0].flatMap { prior in [0.5, 0.7, 1.0].map { (prior, $0) } }
+    /// The locator settings each fold chooses among: how hard the prior holds and how much the point
+    /// is smoothed. (A Cauchy scale of 1.5 beside 1 was offered too and never chosen.)
+    public static let candidates: [(priorScale: Double, smoothing: Double)] =
+        [0.5, 0.6, 0.7].flatMap { prior in [0.7, 1.0].map { (prior, $0) } }
 
     public static func run(_ data: PhilotuxoPositions, base: LocatorConfiguration = .init()) -> Result {
         var results: [TrackResult] = []
@@ -124,14 +152,16 @@ public enum LocateBench {
     }
 
     /// The candidate with the lowest mean of per-track median errors on `training`, with the radius
-    /// scales set to the 50 % and 90 % quantiles of error ÷ spread there, with the receivers
-    /// calibrated and without calibration alike: one set of scales serves both.
+    /// scales set to the 50 % and 90 % quantiles of error ÷ spread there; both with the receivers
+    /// calibrated and without calibration alike, as one set of constants serves both.
     static func choose(on training: [PhilotuxoPositions.Track], receivers: [Receiver], base: LocatorConfiguration) -> LocatorConfiguration {
         let scored = candidates.map { candidate -> (LocatorConfiguration, Double) in
             var configuration = base
-            configuration.priorSpread = candidate.priorSpread
+            configuration.priorScale = candidate.priorScale
             configuration.smoothing = candidate.smoothing
-            let medians = training.map { Score(errors: runOurs(receivers, configuration, $0).errors).median }
+            let medians = [receivers, uncalibrated(receivers)].flatMap { receivers in
+                training.map { Score(errors: runOurs(receivers, configuration, $0).errors).median }
+            }
             return (configuration, medians.reduce(0, +) / Double(medians.count))
         }
         var chosen = scored.min { $0.1 < $1.1 }?.0 ?? base
@@ -173,11 +203,12 @@ public enum LocateBench {
     /// The locator on one track: each fix's error against the truth at the reading that made it, and its radii.
     static func runOurs(_ receivers: [Receiver], _ configuration: LocatorConfiguration, _ track: PhilotuxoPositions.Track,
                         condition: Condition = .calibrated) -> (errors: [Double], radii: [(r50: Double, r90: Double)]) {
+        let receivers = receivers.map { Receiver(id: $0.id, position: $0.position.map(condition.place), calibration: $0.calibration) }
         guard var locator = try? Locator(receivers: receivers, configuration: configuration) else { return ([], []) }
         var errors: [Double] = [], radii: [(r50: Double, r90: Double)] = []
         for row in track.rows {
             guard let fix = try? locator.add(condition.reading(row.reading)) else { continue }
-            errors.append(fix.point.distance(to: row.truth))
+            errors.append(fix.point.distance(to: condition.place(row.truth)))
             radii.append((fix.radius50, fix.radius90))
         }
         return (errors, radii)
