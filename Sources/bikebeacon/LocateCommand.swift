@@ -19,7 +19,7 @@ struct LocateCommand: ParsableCommand {
         RECEIVERS.csv has the header `id,x_m,y_m,z_m` and optionally `rssi_1m,exponent` (the \
         receiver's RSSI at 1 m and path-loss exponent as measured on site; leave them empty when \
         not measured, which means a wider radius). READINGS.csv has the header \
-        `time_s,receiver,rssi_dbm` (extra columns are ignored), one reading per line, in time order.
+        `time_s,receiver,rssi_dbm` (extra columns are ignored), one reading per line, in any order.
 
         Prints CSV `time_s,x_m,y_m,radius50_m,radius90_m,receivers`, one line per fix: the tag lies \
         within radius50_m of (x_m, y_m) about half the time and within radius90_m nine times in ten. \

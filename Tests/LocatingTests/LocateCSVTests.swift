@@ -47,7 +47,12 @@ struct LocateCSVTests {
         #expect(failure("2,attic,-70")?.description == "line 3: receiver `attic` is not in the receivers file; add it with its place")
         #expect(failure("2,door,NaN")?.line == 3)
         #expect(failure("2,door")?.line == 3)
-        #expect(failure("2,door,-70\n-5,door,-70")?.line == 4, "time going back")
+    }
+
+    /// A file written receiver by receiver: read in time order, ties as written.
+    @Test func sortsReadingsByTime() throws {
+        let read = try LocateCSV.readings("time_s,receiver,rssi_dbm\n1,door,-70\n3,door,-71\n2,shed,-80\n1,shed,-81\n", known: ["door", "shed"])
+        #expect(read.rows.map(\.line) == [2, 5, 4, 3])
     }
 
     /// philotuxo's straight_05 line 176 reads +42 dBm: the reading goes, the track stays.

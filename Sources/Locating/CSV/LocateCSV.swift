@@ -60,9 +60,11 @@ public enum LocateCSV {
         public var skipped: [LocateCSVError]
     }
 
-    /// READINGS.csv: `time_s,receiver,rssi_dbm`, in time order, each receiver among `known`. A file
-    /// that is not readings (a missing receiver, a field that is not a number, NaN, time going back)
-    /// is refused at its first bad line.
+    /// READINGS.csv: `time_s,receiver,rssi_dbm`, each receiver among `known`, returned in time order
+    /// (stably: a file written receiver by receiver is as good as one written as heard; sorting a
+    /// file is not looking ahead, as each fix still uses only readings up to its own time). A file
+    /// that is not readings (a missing receiver, a field that is not a number, NaN) is refused at
+    /// its first bad line.
     public static func readings(_ text: String, known: Set<String>) throws(LocateCSVError) -> Readings {
         let table = try Rows(text, required: ["time_s", "receiver", "rssi_dbm"], optional: [])
         var result = Readings(rows: [], skipped: [])
@@ -71,14 +73,15 @@ public enum LocateCSV {
             guard known.contains(receiver) else {
                 throw LocateCSVError(line: row.line, message: "receiver `\(receiver)` is not in the receivers file; add it with its place")
             }
-            if let previous = result.rows.last?.reading.time, time < previous - 1 {
-                throw LocateCSVError(line: row.line, message: "time_s \(time) is more than a second before the previous line's \(previous); sort the file by time")
-            }
             guard ProximityEstimator.isPlausible(rssi: rssi) else {
                 result.skipped.append(LocateCSVError(line: row.line, message: "rssi_dbm \(rssi) is not a real signal strength (between -127 and 0 dBm); reading skipped"))
                 continue
             }
             result.rows.append((Reading(time: time, receiver: receiver, rssi: rssi), row.line))
+        }
+        let inOrder = zip(result.rows, result.rows.dropFirst()).allSatisfy { $0.reading.time <= $1.reading.time }
+        if !inOrder {
+            result.rows = result.rows.enumerated().sorted { ($0.element.reading.time, $0.offset) < ($1.element.reading.time, $1.offset) }.map(\.element)
         }
         return result
     }
