@@ -111,11 +111,11 @@ public struct PositionFit: Sendable, Equatable {
                 terms.append(r)
             }
             let centre = weightedCentroid(observations, nearestRange: configuration.nearestRange, trust: weights) ?? centroid
-            var b = [-(point.x - centre.x) * priorInformation, -(point.y - centre.y) * priorInformation, -offset * offsetInformation]
+            var b = SIMD3(-(point.x - centre.x) * priorInformation, -(point.y - centre.y) * priorInformation, -offset * offsetInformation)
             for (i, (weight, term)) in zip(weights, terms).enumerated() {
-                let gradient = [term.x, term.y, offsetSpread > 0 ? 1 / sigmas[i] : 0]
+                let gradient = SIMD3(term.x, term.y, offsetSpread > 0 ? 1 / sigmas[i] : 0)
                 a.add(gradient, weight: weight)
-                for k in 0..<3 { b[k] += weight * gradient[k] * term.value }
+                b += weight * term.value * gradient
             }
             information = a
             guard let step = a.solve(b) else { break }
@@ -157,38 +157,53 @@ public struct PositionFit: Sendable, Equatable {
     }
 }
 
-/// A symmetric 3×3 information matrix over (x, y, offset).
+/// A symmetric 3×3 information matrix over (x, y, offset). With no offset fitted its last row and
+/// column are zero, and it is solved as the 2×2 it then is.
 struct Matrix3: Equatable {
-    var m: [[Double]]
+    var xx, xy, xo, yy, yo, oo: Double
 
-    init(diagonal a: Double, _ b: Double, _ c: Double) {
-        m = [[a, 0, 0], [0, b, 0], [0, 0, c]]
+    init(diagonal x: Double, _ y: Double, _ offset: Double) {
+        (xx, xy, xo, yy, yo, oo) = (x, 0, 0, y, 0, offset)
     }
 
     /// Adds weight · g gᵀ.
-    mutating func add(_ g: [Double], weight: Double) {
-        for i in 0..<3 { for j in 0..<3 { m[i][j] += weight * g[i] * g[j] } }
+    mutating func add(_ g: SIMD3<Double>, weight: Double) {
+        xx += weight * g.x * g.x
+        xy += weight * g.x * g.y
+        xo += weight * g.x * g.z
+        yy += weight * g.y * g.y
+        yo += weight * g.y * g.z
+        oo += weight * g.z * g.z
     }
 
-    /// m x = b by Gaussian elimination; nil when singular. A zero row and column (no offset fitted) stay out.
-    func solve(_ b: [Double]) -> [Double]? {
-        let n = m[2][2] > 0 ? 3 : 2
-        var a = (0..<n).map { Array(m[$0][0..<n]) + [b[$0]] }
-        for column in 0..<n {
-            guard let pivot = (column..<n).max(by: { abs(a[$0][column]) < abs(a[$1][column]) }), abs(a[pivot][column]) > 1e-12 else { return nil }
-            a.swapAt(column, pivot)
-            for row in 0..<n where row != column {
-                let factor = a[row][column] / a[column][column]
-                for k in column...n { a[row][k] -= factor * a[column][k] }
-            }
+    /// The inverse, by cofactors; nil when singular.
+    var inverse: Matrix3? {
+        guard oo > 0 else {
+            let determinant = xx * yy - xy * xy
+            guard determinant > 1e-300 else { return nil }
+            var inverse = Matrix3(diagonal: yy / determinant, xx / determinant, 0)
+            inverse.xy = -xy / determinant
+            return inverse
         }
-        let x = (0..<n).map { a[$0][n] / a[$0][$0] }
-        return n == 3 ? x : x + [0]
+        let cxx = yy * oo - yo * yo, cxy = xo * yo - xy * oo, cxo = xy * yo - xo * yy
+        let determinant = xx * cxx + xy * cxy + xo * cxo
+        guard determinant > 1e-300 else { return nil }
+        var inverse = Matrix3(diagonal: cxx / determinant, (xx * oo - xo * xo) / determinant, (xx * yy - xy * xy) / determinant)
+        inverse.xy = cxy / determinant
+        inverse.xo = cxo / determinant
+        inverse.yo = (xy * xo - xx * yo) / determinant
+        return inverse
+    }
+
+    /// m x = b; nil when singular.
+    func solve(_ b: SIMD3<Double>) -> SIMD3<Double>? {
+        guard let m = inverse else { return nil }
+        return SIMD3(m.xx * b.x + m.xy * b.y + m.xo * b.z, m.xy * b.x + m.yy * b.y + m.yo * b.z, m.xo * b.x + m.yo * b.y + m.oo * b.z)
     }
 
     /// Variance of x plus variance of y, the offset marginalised: the plane's part of the inverse.
     var planeVariance: Double? {
-        guard let columnX = solve([1, 0, 0]), let columnY = solve([0, 1, 0]), columnX[0] > 0, columnY[1] > 0 else { return nil }
-        return columnX[0] + columnY[1]
+        guard let m = inverse, m.xx > 0, m.yy > 0 else { return nil }
+        return m.xx + m.yy
     }
 }
