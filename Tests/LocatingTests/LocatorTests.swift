@@ -1,4 +1,5 @@
 import Benchmarks
+import Foundation
 import Locating
 import Testing
 
@@ -48,6 +49,27 @@ struct LocatorTests {
         #expect(learnt.median < faceValue.median * 0.7, "learnt \(learnt.median) m, at face value \(faceValue.median) m")
         #expect(learnt.median < unshifted + 1, "learnt \(learnt.median) m, the same tag at -59 dBm \(unshifted) m")
         #expect(learnt.inside90 >= 0.7, "the truth within radius90 in \(learnt.inside90 * 100) % of fixes")
+    }
+
+    /// The same walk on a site twice the size (every place doubled, every level 5 dB lower, as
+    /// n = 1.65 gives): errors double and the radii double with them, so they hold as often.
+    @Test func aSiteTwiceTheSizeKeepsItsRadiiHonest() throws {
+        func run(scale: Double) throws -> (median: Double, radius90: Double, inside90: Double) {
+            let receivers = Straight04.data.sensors.map { Receiver(id: $0.id, position: PlanePoint(x: $0.x * scale, y: $0.y * scale)) }
+            var locator = try Locator(receivers: receivers)
+            let fixes = try Straight04.rows.compactMap { row in
+                try locator.add(Reading(time: row.reading.time, receiver: row.reading.receiver,
+                                        rssi: max(-126, row.reading.rssi - 16.5 * log10(scale))))
+                    .map { ($0, PlanePoint(x: row.truth.x * scale, y: row.truth.y * scale)) }
+            }
+            let errors = fixes.map { $0.0.point.distance(to: $0.1) }
+            return (Straight04.median(errors), Straight04.median(fixes.map(\.0.radius90)),
+                    Double(zip(fixes, errors).filter { $1 <= $0.0.radius90 }.count) / Double(fixes.count))
+        }
+        let room = try run(scale: 1), hall = try run(scale: 2)
+        #expect(hall.radius90 > room.radius90 * 1.6, "radius90 \(hall.radius90) m in the hall, \(room.radius90) m in the room")
+        #expect(abs(hall.inside90 - room.inside90) <= 0.15, "within radius90 \(hall.inside90 * 100) % in the hall, \(room.inside90 * 100) % in the room")
+        #expect(hall.median < room.median * 2.6, "median \(hall.median) m in the hall, \(room.median) m in the room")
     }
 
     /// Levels that miss the model by more than the shadowing assumed (a site with more reflections):
