@@ -57,30 +57,19 @@ enum LoginLimitScenarios {
     /// Guesses split over two replicas (on PostgreSQL each with its own connections, as two processes) share one count.
     static func parallelWrongPasswordsOnTwoReplicas(_ backend: Backend) async throws {
         let harness = try await harness(backend)
-        let databaseB = backend == .postgres ? try Database(url: harness.database.url, logger: Harness.logger) : harness.database
-        let replicaB = try await BikebeaconServer.makeApplication(database: databaseB, options: harness.options, logger: Harness.logger)
-        var failure: (any Error)?
-        do {
-            try await harness.run(.live) { a in
-                try await replicaB.test(.live) { inner in
-                    let ports = [try #require(a.port), try #require(Client(inner: inner).port)]
-                    _ = try await a.owner("ann@example.org", password: password)
-                    let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                        for guess in 0..<20 {
-                            group.addTask { try await logIn(port: ports[guess % 2], email: "ann@example.org", password: "wrong guess \(guess)",
-                                                            from: "198.51.100.7") }
-                        }
-                        return try await group.reduce(into: [Int]()) { $0.append($1) }
-                    }
-                    #expect(statuses.filter { $0 == 401 }.count <= 5, "\(statuses.sorted())")
-                    #expect(statuses.allSatisfy { $0 == 401 || $0 == 429 }, "\(statuses.sorted())")
+        try await harness.withReplica(.live) { a, b, _ in
+            let ports = [try #require(a.port), try #require(b.port)]
+            _ = try await a.owner("ann@example.org", password: password)
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for guess in 0..<20 {
+                    group.addTask { try await logIn(port: ports[guess % 2], email: "ann@example.org", password: "wrong guess \(guess)",
+                                                    from: "198.51.100.7") }
                 }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
-        } catch {
-            failure = error
+            #expect(statuses.filter { $0 == 401 }.count <= 5, "\(statuses.sorted())")
+            #expect(statuses.allSatisfy { $0 == 401 || $0 == 429 }, "\(statuses.sorted())")
         }
-        if backend == .postgres { await databaseB.shutdown() }
-        if let failure { throw failure }
     }
 
     static func parallelGuessesWithTheRightOne(_ backend: Backend) async throws {

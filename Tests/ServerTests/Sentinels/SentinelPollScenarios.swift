@@ -84,38 +84,26 @@ enum SentinelPollScenarios {
         let (_, shed) = try await harness.sentinel("shed")
         var optionsB = harness.options
         optionsB.sentinelPollMaxAge = .seconds(3600)
-        let databaseB = try Database(url: harness.database.url, logger: Harness.logger)
-        let replicaB = try await BikebeaconServer.makeApplication(database: databaseB, options: optionsB, logger: Harness.logger)
-        var failure: (any Error)?
-        do {
-            try await harness.run { a in
-                try await replicaB.test(.live) { inner in
-                    let b = Client(inner: inner)
-                    let owner = try await a.owner("ann@example.org")
-                    let bike = try await a.bike(owner)
-                    let tag = try #require(try await b.send(.get, "/v1/missing", token: garage).headers[.eTag])
-                    #expect(try await b.send(.get, "/v1/missing", token: garage, headers: [.ifNoneMatch: tag]).status == .notModified)
-                    #expect(try await b.send(.get, "/v1/missing", token: shed, headers: [.ifNoneMatch: tag]).status == .notModified)
+        try await harness.withReplica(optionsB: optionsB) { a, b, _ in
+            let owner = try await a.owner("ann@example.org")
+            let bike = try await a.bike(owner)
+            let tag = try #require(try await b.send(.get, "/v1/missing", token: garage).headers[.eTag])
+            #expect(try await b.send(.get, "/v1/missing", token: garage, headers: [.ifNoneMatch: tag]).status == .notModified)
+            #expect(try await b.send(.get, "/v1/missing", token: shed, headers: [.ifNoneMatch: tag]).status == .notModified)
 
-                    #expect(try await a.send(.post, "/v1/bikes/\(bike.id)/missing", token: owner).status == .ok)
-                    let changed = try await within(bound) {
-                        let poll = try await b.send(.get, "/v1/missing", token: shed, headers: [.ifNoneMatch: tag])
-                        return poll.status == .ok && (try? b.decode(MissingList.self, poll).beacons.count) == 1
-                    }
-                    #expect(changed, "replica B still answered 304 \(bound) after A marked a bike missing")
-
-                    try await SentinelStore(database: harness.database).revoke(name: "garage", now: harness.options.now())
-                    let refused = try await within(bound) {
-                        try await b.send(.get, "/v1/missing", token: garage).status == .unauthorized
-                    }
-                    #expect(refused, "replica B still served a sentinel \(bound) after A revoked it")
-                }
+            #expect(try await a.send(.post, "/v1/bikes/\(bike.id)/missing", token: owner).status == .ok)
+            let changed = try await within(bound) {
+                let poll = try await b.send(.get, "/v1/missing", token: shed, headers: [.ifNoneMatch: tag])
+                return poll.status == .ok && (try? b.decode(MissingList.self, poll).beacons.count) == 1
             }
-        } catch {
-            failure = error
+            #expect(changed, "replica B still answered 304 \(bound) after A marked a bike missing")
+
+            try await SentinelStore(database: harness.database).revoke(name: "garage", now: harness.options.now())
+            let refused = try await within(bound) {
+                try await b.send(.get, "/v1/missing", token: garage).status == .unauthorized
+            }
+            #expect(refused, "replica B still served a sentinel \(bound) after A revoked it")
         }
-        await databaseB.shutdown()
-        if let failure { throw failure }
     }
 
     /// Whether `condition` holds within `limit`, polled every 20 ms.
