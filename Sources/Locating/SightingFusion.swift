@@ -5,9 +5,10 @@ public struct FusionSighting: Sendable, Equatable {
     public var sentinel: String
     /// When the sentinel says it heard the bike, seconds on the sentinel's clock.
     public var time: Double
-    /// The sentinel's clock minus the server's, seconds, when known (from its heartbeats); the
-    /// sighting is placed in time by the server's clock, so a clock off by minutes does not land
-    /// in the wrong window.
+    /// How far `time` is off the server's clock, seconds, when known: the offset of the clock the
+    /// sentinel stamped with (its own, only while within two minutes of the server's; beyond, it
+    /// stamps by the server's, and this is 0). The sighting is placed in time by the server's clock,
+    /// so a clock off by minutes does not land in the wrong window.
     public var clockOffset: Double?
     /// Degrees, WGS 84; nil when the sentinel had no place (a roaming one with no fix).
     public var latitude: Double?
