@@ -33,7 +33,7 @@ struct FuseBenchCommand: ParsableCommand {
               + "\(result.estimates) estimates, \(fmt(result.meanWindow, 1)) sightings in a window on average")
         print("CPU (getrusage, this run): fusing \(fmt(result.fuseCPU, 3)) s = \(fmt(result.coreShare * 100, 2)) % of a core; "
               + "baseline (loudest sentinel) \(fmt(result.baselineCPU, 3)) s = \(fmt(result.baselineCoreShare * 100, 2)) %; "
-              + "\(fmt(result.estimates > 0 ? result.fuseCPU / Double(result.estimates) * 1e6 : .nan, 1)) µs an estimate, slowest \(fmt(result.slowest * 1e3, 3)) ms")
+              + "\(fmt(result.estimates > 0 ? result.fuseCPU / Double(result.estimates) * 1e6 : .nan, 1)) µs an estimate, slowest \(fmt(result.slowest * 1e3, 3)) ms of thread CPU")
         print("error against the bikes' places: median \(fmt(result.medianError, 1)) m fused, \(fmt(result.baselineMedianError, 1)) m loudest sentinel; "
               + "within radius90 \(fmt(result.inside90 * 100, 0)) %, radius50 \(fmt(result.inside50 * 100, 0)) %")
         print("target: at most 2 % of a core (\(result.coreShare <= 0.02 ? "met" : "MISSED")), one estimate at most 1 ms (\(result.slowest <= 0.001 ? "met" : "MISSED"))")
