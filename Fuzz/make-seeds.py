@@ -92,6 +92,22 @@ for folder in ("philotuxo", "rssi/herald", "rssi/pcng"):
             lines = open(os.path.join(directory, name), "rb").read().splitlines(keepends=True)[:40]
             write("RSSITrace", name, b"".join(lines))
 
+# `bikebeacon locate`'s two files, RECEIVERS.csv NUL READINGS.csv, from the philotuxo fixture: the
+# sensors' places (with a calibration on every other one), then the first readings with the truth.
+philotuxo = open(os.path.join(ROOT, "Tests", "Fixtures", "philotuxo", "straight_04-all-sensors.csv")).read().splitlines()
+header = philotuxo[0].split(",")
+rows = [dict(zip(header, line.split(","))) for line in philotuxo[1:]]
+sensors = {}
+for row in rows:
+    sensors.setdefault(row["sensor_alias"], (row["sensor_x_m"], row["sensor_y_m"], row["sensor_z_m"]))
+receivers = "id,x_m,y_m,z_m,rssi_1m,exponent\n" + "".join(
+    "%s,%s,%s,%s,%s\n" % (name, x, y, z, "-59,1.6" if i % 2 == 0 else ",")
+    for i, (name, (x, y, z)) in enumerate(sorted(sensors.items())))
+for count in (12, 60):
+    readings = "time_s,receiver,rssi_dbm,truth_x_m\n" + "".join(
+        "%s,%s,%s,%s\n" % (row["timestamp"], row["sensor_alias"], row["rssi_dbm"], row["beacon_x_m"]) for row in rows[:count])
+    write("Locate", "straight_04-%d" % count, receivers.encode() + b"\0" + readings.encode())
+
 
 class Wire:
     """Little-endian D-Bus marshalling, just enough for BlueZ's signals and replies."""
