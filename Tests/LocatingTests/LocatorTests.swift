@@ -44,7 +44,7 @@ struct LocatorTests {
             return (Straight04.median(errors), Double(zip(fixes, errors).filter { $1 <= $0.0.radius90 }.count) / Double(fixes.count))
         }
         let learnt = try run(LocatorConfiguration())
-        let faceValue = try run(LocatorConfiguration(offsetSpreadUncalibrated: 0))
+        let faceValue = try run(LocatorConfiguration(offsetSpreadUncalibrated: 0, offsetFloor: 0))
         let unshifted = Straight04.median(try Straight04.fixes(Straight04.receivers()).map { $0.fix.point.distance(to: $0.truth) })
         #expect(learnt.median < faceValue.median * 0.7, "learnt \(learnt.median) m, at face value \(faceValue.median) m")
         #expect(learnt.median < unshifted + 1, "learnt \(learnt.median) m, the same tag at -59 dBm \(unshifted) m")
