@@ -36,6 +36,8 @@ public struct Locator: Sendable {
     /// The levels' misses over their assumed shadowing, squared, learnt the same way: a site with
     /// more reflections than the ones the constants were chosen on widens every radius.
     private var noise = (ratio: 1.0, fixes: 0)
+    /// The shift's prior before any fix: narrow only when every receiver was calibrated on site.
+    private let initialOffsetSpread: Double
 
     public init(receivers: [Receiver], configuration: LocatorConfiguration = .init()) throws(LocatingError) {
         for receiver in receivers {
@@ -58,6 +60,8 @@ public struct Locator: Sendable {
         }
         self.receivers = receivers
         self.configuration = configuration
+        initialOffsetSpread = receivers.allSatisfy { $0.calibration != .none }
+            ? configuration.offsetSpreadCalibrated : configuration.offsetSpreadUncalibrated
         grouping = try FixGrouping(receivers: receivers.map(\.id), window: configuration.window, interval: configuration.interval)
     }
 
@@ -103,10 +107,8 @@ public struct Locator: Sendable {
     /// How far the common shift may still be from what was learnt, dB: wide at first when a receiver
     /// was never calibrated, narrowing to `offsetFloor` as fixes accumulate.
     var offsetSpread: Double {
-        let calibrated = receivers.allSatisfy { $0.calibration != .none }
-        let initial = calibrated ? configuration.offsetSpreadCalibrated : configuration.offsetSpreadUncalibrated
         let learnt = Double(offset.fixes) / Double(configuration.offsetMemory)
-        return (configuration.offsetFloor * configuration.offsetFloor + initial * initial / (1 + learnt)).squareRoot()
+        return (configuration.offsetFloor * configuration.offsetFloor + initialOffsetSpread * initialOffsetSpread / (1 + learnt)).squareRoot()
     }
 
     /// The observations of a group's placed receivers, through each one's calibration.

@@ -69,23 +69,24 @@ public struct PositionFit: Sendable, Equatable {
     public static func fit(_ observations: [Observation], configuration: LocatorConfiguration, offsetSpread: Double = 0,
                            noiseScale: Double = 1) -> PositionFit? {
         guard let centroid = weightedCentroid(observations, nearestRange: configuration.nearestRange) else { return nil }
-        let sigmas = observations.map { observation in
+        let distances = observations.map(\.distance)
+        let sigmas = zip(observations, distances).map { observation, distance in
             // A place known to ±a metres blurs the level by about a·(dB per metre) at the distance heard.
-            let range = max(observation.distance, configuration.nearestRange)
+            let range = max(distance, configuration.nearestRange)
             let placeDB = 10 * observation.exponent / log(10) * observation.positionAccuracy / range
             return (observation.shadowing * observation.shadowing + placeDB * placeDB).squareRoot()
         }
         let near2 = configuration.nearestRange * configuration.nearestRange
         let c2 = configuration.outlierScale * configuration.outlierScale
-        /// Residual in standard deviations, and its gradient, at `point`.
-        func residual(_ index: Int, at point: PlanePoint) -> (value: Double, x: Double, y: Double) {
+        /// Residual in standard deviations, and its gradient, at `point` with every level shifted by `offset` dB.
+        func residual(_ index: Int, at point: PlanePoint, offset: Double = 0) -> (value: Double, x: Double, y: Double) {
             let observation = observations[index]
             let dx = point.x - observation.position.x, dy = point.y - observation.position.y
             let rho2 = dx * dx + dy * dy + near2
             let predicted = observation.rssiAt1m - 5 * observation.exponent * log10(rho2)
             // d(predicted)/d(point), per standard deviation.
             let g = -10 * observation.exponent / log(10) / rho2 / sigmas[index]
-            return ((observation.level - predicted) / sigmas[index], g * dx, g * dy)
+            return ((observation.level - predicted - offset) / sigmas[index], g * dx, g * dy)
         }
         func loss(at point: PlanePoint) -> Double {
             observations.indices.reduce(0) { sum, i in
@@ -95,7 +96,7 @@ public struct PositionFit: Sendable, Equatable {
         }
         var point = ([centroid] + observations.map(\.position)).min { loss(at: $0) < loss(at: $1) } ?? centroid
         var offset = 0.0
-        let ranges = observations.map(\.distance).sorted()
+        let ranges = distances.sorted()
         let priorSpread = max(configuration.nearestRange, configuration.priorScale * ranges[ranges.count / 2])
         let priorInformation = 1 / (priorSpread * priorSpread)
         let offsetInformation = offsetSpread > 0 ? 1 / (offsetSpread * offsetSpread) : 0
@@ -105,8 +106,7 @@ public struct PositionFit: Sendable, Equatable {
             var a = Matrix3(diagonal: priorInformation, priorInformation, offsetInformation)
             var terms: [(value: Double, x: Double, y: Double)] = []
             for i in observations.indices {
-                var r = residual(i, at: point)
-                r.value -= offset / sigmas[i]
+                let r = residual(i, at: point, offset: offset)
                 weights[i] = 1 / (1 + r.value * r.value / c2)
                 terms.append(r)
             }
@@ -128,13 +128,13 @@ public struct PositionFit: Sendable, Equatable {
         var noiseRatio: Double?
         if observations.count >= 5 {
             let squares = observations.indices.map { i -> Double in
-                let r = residual(i, at: point).value - offset / sigmas[i]
+                let r = residual(i, at: point, offset: offset).value
                 return r * r
             }.sorted()
             // 0.455: the median of a squared standard normal.
             noiseRatio = squares[squares.count / 2] / 0.455 * Double(observations.count) / Double(observations.count - 3)
         }
-        let disagreement = observations.count == 1 ? observations[0].distance : point.distance(to: centroid)
+        let disagreement = observations.count == 1 ? distances[0] : point.distance(to: centroid)
         let accuracy = observations.map(\.positionAccuracy).reduce(0, +) / Double(observations.count)
         let spread = (variance * noiseScale * noiseScale + disagreement * disagreement + accuracy * accuracy).squareRoot()
         return PositionFit(point: point, centroid: centroid, standardDeviation: variance.squareRoot(), spread: spread, offset: offset, noiseRatio: noiseRatio)
@@ -159,7 +159,7 @@ public struct PositionFit: Sendable, Equatable {
 
 /// A symmetric 3×3 information matrix over (x, y, offset). With no offset fitted its last row and
 /// column are zero, and it is solved as the 2×2 it then is.
-struct Matrix3: Equatable {
+struct Matrix3 {
     var xx, xy, xo, yy, yo, oo: Double
 
     init(diagonal x: Double, _ y: Double, _ offset: Double) {

@@ -86,11 +86,11 @@ public enum LocateBench {
         public var chosen: LocatorConfiguration
         /// "ours" first, then the anchors in `LocateAnchor.allCases` order.
         public var scores: [Score]
-        /// Ours under each `Condition` after the first (the first is `scores[0]`).
-        public var conditions: [Score]
         var errors: [[Double]]
         var radii: [(r50: Double, r90: Double)]
         var conditionRuns: [(errors: [Double], radii: [(r50: Double, r90: Double)])]
+        /// Ours under each `Condition` after the first (the first is `scores[0]`).
+        public var conditions: [Score] { conditionRuns.map { Score(errors: $0.errors, radii: $0.radii) } }
     }
 
     public struct Result: Sendable {
@@ -137,7 +137,6 @@ public enum LocateBench {
             results.append(TrackResult(
                 track: track.name, chosen: chosen,
                 scores: [Score(errors: ours.errors, radii: ours.radii)] + errors.dropFirst().map { Score(errors: $0) },
-                conditions: conditions.map { Score(errors: $0.errors, radii: $0.radii) },
                 errors: errors, radii: ours.radii, conditionRuns: conditions
             ))
         }
