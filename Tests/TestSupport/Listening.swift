@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 
 /// A TCP connection to 127.0.0.1:`port`: its descriptor (the caller closes it), or nil when nothing accepts it.
@@ -23,4 +26,33 @@ public func acceptsConnections(port: Int) -> Bool {
     guard let fd = connectToLoopback(port: port) else { return false }
     close(fd)
     return true
+}
+
+/// A loopback port that refuses connections (ECONNREFUSED on Linux) until `close()`: bound but not
+/// listening. A port from a free-port helper is released at once, so on a full parallel run another
+/// test's server could bind it and the "unreachable" server answered; this one stays held meanwhile.
+public struct RefusingPort: Sendable {
+    public let port: Int
+    private let fd: Int32
+
+    public init() throws(HarnessError) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("cannot open a socket to hold a refusing port") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else {
+            Glibc.close(fd)
+            throw HarnessError("cannot bind a refusing port on 127.0.0.1")
+        }
+        self.fd = fd
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Gives the port back; call it once, when the test no longer needs it refused.
+    public func close() { _ = Glibc.close(fd) }
 }

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import Foundation
-import LocalServer
 import Sentinel
 import Testing
 import TestSupport
@@ -69,7 +68,9 @@ struct EnrollCommandTests {
         #expect(unknown.status == 1)
         #expect(unknown.stderr.contains("HTTP 404") && unknown.stderr.contains("no such enrolment code"), "\(unknown.stderr)")
 
-        let closed = try LocalServer.freePort()
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let closed = refusing.port
         let unreachable = try await run("bikebeacon", ["enroll", "http://127.0.0.1:\(closed)/enrol/K7QP-3MXD-9RTA-WZ4E-HN2B", "--config", config,
                                                        "--no-start", "--skip-radio-check"])
         #expect(unreachable.status == 1)
