@@ -23,7 +23,7 @@ public enum LocatingError: Error, Equatable, CustomStringConvertible {
         case let .calibration(receiver, reason):
             "receiver `\(receiver)`: \(reason)"
         case .position(let receiver):
-            "receiver `\(receiver)`: its place must be finite metres, and its accuracy a positive number of metres"
+            "receiver `\(receiver)`: its place must be metres within \(Int(Receiver.farthest)) of the frame's origin, and its accuracy 0 to \(Int(Receiver.farthest)) metres"
         }
     }
 }

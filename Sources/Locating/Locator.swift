@@ -41,8 +41,9 @@ public struct Locator: Sendable {
 
     public init(receivers: [Receiver], configuration: LocatorConfiguration = .init()) throws(LocatingError) {
         for receiver in receivers {
-            if let position = receiver.position, !(position.x.isFinite && position.y.isFinite) { throw .position(receiver: receiver.id) }
-            if let accuracy = receiver.positionAccuracy, !(accuracy.isFinite && accuracy >= 0) { throw .position(receiver: receiver.id) }
+            let reach = -Receiver.farthest...Receiver.farthest
+            if let position = receiver.position, !(reach.contains(position.x) && reach.contains(position.y)) { throw .position(receiver: receiver.id) }
+            if let accuracy = receiver.positionAccuracy, !(0...Receiver.farthest).contains(accuracy) { throw .position(receiver: receiver.id) }
             switch receiver.calibration {
             case .none: break
             case .onePoint(let power):
@@ -53,8 +54,8 @@ public struct Locator: Sendable {
                 guard ProximityEstimator.isPlausible(rssi: power) else {
                     throw .calibration(receiver: receiver.id, reason: "RSSI at 1 m \(power) dBm must lie between -127 and 0 dBm")
                 }
-                guard exponent.isFinite, exponent > 0 else {
-                    throw .calibration(receiver: receiver.id, reason: "path-loss exponent \(exponent) must be positive (2 in free space)")
+                guard ReceiverCalibration.plausibleExponents.contains(exponent) else {
+                    throw .calibration(receiver: receiver.id, reason: "path-loss exponent \(exponent) must lie between \(ReceiverCalibration.plausibleExponents.lowerBound) and \(ReceiverCalibration.plausibleExponents.upperBound) (2 in free space)")
                 }
             }
         }

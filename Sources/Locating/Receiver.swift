@@ -21,6 +21,11 @@ public enum ReceiverCalibration: Sendable, Equatable {
     case onePoint(rssiAt1m: Double)
     /// RSSI at 1 m and the path-loss exponent both measured.
     case twoPoint(rssiAt1m: Double, exponent: Double)
+
+    /// Exponents a survey can measure: 2 in free space, about 4 indoors, and philotuxo's receivers
+    /// fitted on a track reach 0.48 and 6.1. Near 0 a distance is 10^(dB/tiny): infinite. At 0.2,
+    /// 127 dB is 10^63.5 m, whose square still fits a Double.
+    public static let plausibleExponents: ClosedRange<Double> = 0.2...10
 }
 
 /// One place that hears the tag: a fixed sentinel, or a roaming one at its GPS fix.
@@ -31,6 +36,10 @@ public struct Receiver: Sendable, Equatable {
     public var calibration: ReceiverCalibration
     /// How far `position` may be off, metres (a GPS fix's horizontal accuracy); nil for a surveyed place.
     public var positionAccuracy: Double?
+
+    /// A site's reach, metres: a place or an accuracy beyond it is no site's (a typo, a unit in
+    /// millimetres), and its square would overflow the fit.
+    public static let farthest = 1_000_000.0
 
     public init(id: String, position: PlanePoint?, calibration: ReceiverCalibration = .none, positionAccuracy: Double? = nil) {
         self.id = id

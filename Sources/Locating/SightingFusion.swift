@@ -10,7 +10,8 @@ public struct FusionSighting: Sendable, Equatable {
     /// stamps by the server's, and this is 0). The sighting is placed in time by the server's clock,
     /// so a clock off by minutes does not land in the wrong window.
     public var clockOffset: Double?
-    /// Degrees, WGS 84; nil when the sentinel had no place (a roaming one with no fix).
+    /// Degrees, WGS 84; nil when the sentinel had no place (a roaming one with no fix). A fix whose
+    /// accuracy is beyond `Receiver.farthest` counts as no place too.
     public var latitude: Double?
     public var longitude: Double?
     /// The GPS fix's horizontal accuracy, metres; nil for a fixed sentinel's enrolled place.
@@ -31,6 +32,12 @@ public struct FusionSighting: Sendable, Equatable {
         self.rssi = rssi
         self.calibration = calibration
         self.othersHome = othersHome
+    }
+
+    /// Where the sentinel was, when it knew.
+    var place: (latitude: Double, longitude: Double)? {
+        guard let latitude, let longitude, (accuracy ?? 0) <= Receiver.farthest else { return nil }
+        return (latitude, longitude)
     }
 
     /// The sighting's time on the server's clock.
@@ -63,10 +70,10 @@ public enum SightingFusion {
         let recent = sightings.filter {
             $0.serverTime > now - window && $0.serverTime <= now && ProximityEstimator.isPlausible(rssi: $0.rssi)
         }
-        let unplaced = Set(recent.filter { $0.latitude == nil || $0.longitude == nil }.map(\.sentinel))
-        let placed = recent.filter { $0.latitude != nil && $0.longitude != nil }
-        guard let first = placed.first, let latitude = first.latitude, let longitude = first.longitude else { return nil }
-        let frame = LocalFrame(latitude: latitude, longitude: longitude)
+        let unplaced = Set(recent.filter { $0.place == nil }.map(\.sentinel))
+        let placed = recent.filter { $0.place != nil }
+        guard let origin = placed.first?.place else { return nil }
+        let frame = LocalFrame(latitude: origin.latitude, longitude: origin.longitude)
         // Fixed sentinels (no accuracy) by sentinel and place; each roaming fix on its own.
         var groups: [String: [FusionSighting]] = [:]
         var order: [String] = []
@@ -76,9 +83,9 @@ public enum SightingFusion {
             groups[key, default: []].append(sighting)
         }
         let observations = order.compactMap { key -> Observation? in
-            guard let group = groups[key], let sighting = group.first, let lat = sighting.latitude, let lon = sighting.longitude else { return nil }
+            guard let group = groups[key], let sighting = group.first, let place = sighting.place else { return nil }
             let model = configuration.model(for: sighting.calibration)
-            return Observation(position: frame.point(latitude: lat, longitude: lon),
+            return Observation(position: frame.point(latitude: place.latitude, longitude: place.longitude),
                                level: RSSISummary.quantile(group.map(\.rssi).sorted(), 0.5),
                                rssiAt1m: model.rssiAt1m, exponent: model.exponent, shadowing: model.shadowing,
                                positionAccuracy: sighting.accuracy ?? 0)

@@ -26,6 +26,10 @@ struct LocateCSVTests {
         #expect(failure("id,x_m,y_m,z_m\na,1,nan,0")?.line == 2)
         #expect(failure("id,x_m,y_m,z_m,rssi_1m,exponent\na,1,2,0,,2")?.message.contains("without rssi_1m") == true)
         #expect(failure("id,x_m,y_m,z_m,rssi_1m\na,1,2,0,5")?.message.contains("rssi_1m") == true)
+        // Found by the fuzzer: a place of 1e308 m squared to infinity and made every fix NaN.
+        #expect(failure("id,x_m,y_m,z_m\na,1,2,0\nb,1e308,2,0")?.message.contains("x_m 1e+308 is beyond") == true)
+        #expect(failure("id,x_m,y_m,z_m\na,1,-2000000,0")?.line == 2)
+        #expect(failure("id,x_m,y_m,z_m,rssi_1m,exponent\na,1,2,0,-59,0.01")?.message.contains("exponent 0.01") == true)
         #expect(failure("id,x_m,y_m,z_m\n")?.message.contains("no receivers") == true)
         #expect(failure("")?.message.contains("empty") == true)
     }

@@ -187,6 +187,13 @@ struct LocatorTests {
         #expect(throws: LocatingError.self) {
             try Locator(receivers: [Receiver(id: "a", position: PlanePoint(x: 0, y: 0), calibration: .twoPoint(rssiAt1m: -60, exponent: -1))])
         }
+        #expect(throws: LocatingError.calibration(receiver: "a", reason: "path-loss exponent 0.01 must lie between 0.2 and 10.0 (2 in free space)")) {
+            try Locator(receivers: [Receiver(id: "a", position: PlanePoint(x: 0, y: 0), calibration: .twoPoint(rssiAt1m: -60, exponent: 0.01))])
+        }
+        #expect(throws: LocatingError.position(receiver: "far")) { try Locator(receivers: [Receiver(id: "far", position: PlanePoint(x: 1e308, y: 0))]) }
+        #expect(throws: LocatingError.position(receiver: "gps")) {
+            try Locator(receivers: [Receiver(id: "gps", position: PlanePoint(x: 0, y: 0), positionAccuracy: 1e200)])
+        }
     }
 
     /// One estimate stays far below the 1 ms the issue allows, even in a debug build.

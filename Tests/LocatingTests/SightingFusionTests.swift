@@ -74,10 +74,13 @@ struct SightingFusionTests {
                      time: 100 + Double(index) * 60, accuracy: 8)
         }
         let noFix = FusionSighting(sentinel: "tram", time: 150, latitude: nil, longitude: nil, rssi: -70)
-        let estimate = try #require(SightingFusion.fuse(passes + [noFix], now: 300, window: 600))
+        // A fix good to 1e200 m (the API takes any finite accuracy) is no place: squared, it made the radius infinite.
+        let noAccuracy = sighting("ferry", east: 0, north: 0, metresAway: 5, time: 160, accuracy: 1e200)
+        let estimate = try #require(SightingFusion.fuse(passes + [noFix, noAccuracy], now: 300, window: 600))
         let point = frame.point(latitude: estimate.latitude, longitude: estimate.longitude)
         #expect(point.distance(to: bike) < 10, "\(point)")
-        #expect(estimate.sources == ["bus"] && estimate.unplaced == ["tram"])
+        #expect(estimate.sources == ["bus"] && estimate.unplaced == ["ferry", "tram"])
+        #expect(estimate.radius90.isFinite)
         #expect(estimate.radius50 > 8 * 0.5, "no finer than the GPS: radius50 \(estimate.radius50) m")
         #expect(SightingFusion.fuse([noFix], now: 300, window: 600) == nil, "no place at all: no estimate")
     }

@@ -31,6 +31,9 @@ public enum LocateCSV {
             guard !id.isEmpty else { throw LocateCSVError(line: row.line, message: "id is empty") }
             guard seen.insert(id).inserted else { throw LocateCSVError(line: row.line, message: "receiver `\(id)` is listed twice") }
             let x = try row.number("x_m"), y = try row.number("y_m")
+            for (name, value) in [("x_m", x), ("y_m", y)] where abs(value) > Receiver.farthest {
+                throw LocateCSVError(line: row.line, message: "\(name) \(value) is beyond \(Int(Receiver.farthest)) m; give places in metres on the site's own grid")
+            }
             _ = try row.number("z_m")
             let power = try row.optionalNumber("rssi_1m"), exponent = try row.optionalNumber("exponent")
             let calibration: ReceiverCalibration
@@ -43,7 +46,7 @@ public enum LocateCSV {
             if let power, !ProximityEstimator.isPlausible(rssi: power) {
                 throw LocateCSVError(line: row.line, message: "rssi_1m \(power) dBm is not a real signal strength (between -127 and 0 dBm)")
             }
-            if let exponent, !(exponent > 0 && exponent < 10) {
+            if let exponent, !ReceiverCalibration.plausibleExponents.contains(exponent) {
                 throw LocateCSVError(line: row.line, message: "exponent \(exponent) is not a path-loss exponent (2 in free space, up to about 4 indoors)")
             }
             receivers.append(Receiver(id: id, position: PlanePoint(x: x, y: y), calibration: calibration))
