@@ -40,11 +40,14 @@ public struct SentinelHealthStore: Sendable {
     @discardableResult
     func record(_ beat: SentinelHeartbeat, from sentinel: Sentinel, now: Int64) async throws -> [String] {
         let payload = String(decoding: try JSONResponse.encoder.encode(beat), as: UTF8.self)
+        let reading = SentinelReading(beat)
+        // Every statement below that stores the heartbeat stores what an estimate reads of it too.
+        let heartbeatColumns: SQLQueryString = "heartbeat = \(bind: payload), received_ms = \(bind: now), \(reading.assignments)"
         let verdict = SentinelHealth.judge(heartbeat: beat, receivedMilliseconds: now, revoked: false, now: now, thresholds: thresholds)
         // The steady state, the state unchanged: one statement, no transaction.
         let kept = try await database.withSession { db in
             try await db.raw("""
-                UPDATE sentinel_health SET heartbeat = \(bind: payload), received_ms = \(bind: now), reason = \(bind: verdict.reason)
+                UPDATE sentinel_health SET \(heartbeatColumns), reason = \(bind: verdict.reason)
                 WHERE sentinel_id = \(bind: sentinel.id) AND state = \(bind: verdict.state.rawValue) RETURNING sentinel_id
                 """).first() != nil
         }
@@ -55,8 +58,9 @@ public struct SentinelHealthStore: Sendable {
             guard let stored else {
                 // The first heartbeat: the row is born with its state. Two replicas racing insert once.
                 let inserted = try await db.raw("""
-                    INSERT INTO sentinel_health (sentinel_id, heartbeat, received_ms, state, reason, state_ms)
-                    VALUES (\(bind: sentinel.id), \(bind: payload), \(bind: now), \(bind: verdict.state.rawValue), \(bind: verdict.reason), \(bind: now))
+                    INSERT INTO sentinel_health (sentinel_id, heartbeat, received_ms, state, reason, state_ms, \(idents: SentinelReading.columns, joinedBy: ", "))
+                    VALUES (\(bind: sentinel.id), \(bind: payload), \(bind: now), \(bind: verdict.state.rawValue), \(bind: verdict.reason), \(bind: now),
+                      \(binds: reading.values))
                     ON CONFLICT (sentinel_id) DO NOTHING RETURNING sentinel_id
                     """).first() != nil
                 guard inserted else { return [] }
@@ -64,20 +68,20 @@ public struct SentinelHealthStore: Sendable {
             }
             if stored == verdict.state.rawValue {
                 try await db.raw("""
-                    UPDATE sentinel_health SET heartbeat = \(bind: payload), received_ms = \(bind: now), reason = \(bind: verdict.reason)
+                    UPDATE sentinel_health SET \(heartbeatColumns), reason = \(bind: verdict.reason)
                     WHERE sentinel_id = \(bind: sentinel.id)
                     """).run()
                 return []
             }
             let swapped = try await db.raw("""
-                UPDATE sentinel_health SET heartbeat = \(bind: payload), received_ms = \(bind: now), state = \(bind: verdict.state.rawValue),
+                UPDATE sentinel_health SET \(heartbeatColumns), state = \(bind: verdict.state.rawValue),
                   reason = \(bind: verdict.reason), state_ms = \(bind: now)
                 WHERE sentinel_id = \(bind: sentinel.id) AND state = \(bind: stored) RETURNING sentinel_id
                 """).first() != nil
             guard swapped else {
                 // Another replica changed the state meanwhile: keep the heartbeat; the sweep settles the state.
                 try await db.raw("""
-                    UPDATE sentinel_health SET heartbeat = \(bind: payload), received_ms = \(bind: now) WHERE sentinel_id = \(bind: sentinel.id)
+                    UPDATE sentinel_health SET \(heartbeatColumns) WHERE sentinel_id = \(bind: sentinel.id)
                     """).run()
                 return []
             }

@@ -9,19 +9,24 @@ struct SentinelReading: Sendable, Equatable {
     var stampOffset: Double?
     var pathLoss: SentinelPathLoss?
 
-    /// What the fusion reads of a stored heartbeat; anything else in it is no matter here.
-    private struct Stored: Decodable {
-        var clockOffsetSeconds: Double?
-        var pathLoss: SentinelPathLoss?
-    }
-
     init(stampOffset: Double?, pathLoss: SentinelPathLoss?) {
         self.stampOffset = stampOffset
         self.pathLoss = pathLoss
     }
 
-    /// From `sentinel_health.heartbeat`; nil when it cannot be read (the sentinel's sightings are then read as
-    /// an uncalibrated sentinel's on the server's clock, as before #44).
+    /// What a heartbeat says of its sightings.
+    init(_ beat: SentinelHeartbeat) {
+        self.init(stampOffset: Self.stampOffset(clockOffset: beat.clockOffsetSeconds), pathLoss: beat.pathLoss)
+    }
+
+    /// What the migration reads of a heartbeat stored before the columns; anything else in it is no matter here.
+    private struct Stored: Decodable {
+        var clockOffsetSeconds: Double?
+        var pathLoss: SentinelPathLoss?
+    }
+
+    /// From a stored `sentinel_health.heartbeat`; nil when it cannot be read. Only the migration that
+    /// fills the columns for heartbeats stored before them reads the JSON; an estimate reads the columns.
     init?(heartbeat text: String) {
         guard let stored = try? JSONDecoder().decode(Stored.self, from: Data(text.utf8)) else { return nil }
         self.init(stampOffset: Self.stampOffset(clockOffset: stored.clockOffsetSeconds), pathLoss: stored.pathLoss)

@@ -11,8 +11,7 @@ import SQLKit
 /// are off the server's clock, and whether its distances rest on a calibration. The window is on the server's
 /// clock: the query reads by stamp `window` plus twice `ownClockTolerance` back from the newest stamp (no
 /// stamp is further off than that tolerance, either way), so it holds every sighting the corrected window
-/// can; of those, only the ones within `window` of the newest on the server's clock are decoded, and
-/// `SightingFusion` keeps to the same window.
+/// can, and `SightingFusion` keeps those within `window` of the newest on the server's clock.
 struct SightingEstimates: Sendable {
     let database: Database
 
@@ -29,49 +28,80 @@ struct SightingEstimates: Sendable {
         try await database.withSession { try await Self.estimate(bikeID: bikeID, for: audience, in: $0) }
     }
 
-    /// In `db`'s session or transaction: a sighting's event sees the sighting just stored with it.
+    /// In `db`'s session or transaction: a sighting's event sees the sighting just stored with it. One query: the
+    /// columns the fusion reads, each with its sentinel's name and reading (`SentinelReading+Columns`). The newest
+    /// visible stamp is found walking `sightings_bike_time` back (a MAX with the seal's condition read every sighting
+    /// the bike ever had).
     static func estimate(bikeID: String, for audience: SightingPrivacy.Audience, in db: any SQLDatabase) async throws -> PositionEstimate? {
         let rows = try await db.raw("""
-                SELECT s.*, t.name AS sentinel_name FROM sightings s JOIN sentinels t ON t.id = s.sentinel_id
+                SELECT t.name, s.time_ms, s.rssi, s.distance, s.latitude, s.longitude, s.fix, s.accuracy_m, s.sentinel_home,
+                  \(unsafeRaw: SentinelReading.columns.map { "h.\($0)" }.joined(separator: ", "))
+                FROM sightings s JOIN sentinels t ON t.id = s.sentinel_id LEFT JOIN sentinel_health h ON h.sentinel_id = s.sentinel_id
                 WHERE s.bike_id = \(bind: bikeID) AND \(unsafeRaw: SightingSeal.ownerVisible("s"))
-                  AND s.time_ms >= (SELECT MAX(v.time_ms) FROM sightings v
-                                    WHERE v.bike_id = \(bind: bikeID) AND \(unsafeRaw: SightingSeal.ownerVisible("v")))
-                                   - \(bind: Int64((Self.window + Self.reach) * 1000))
+                  AND s.time_ms >= (SELECT v.time_ms FROM sightings v
+                                    WHERE v.bike_id = \(bind: bikeID) AND \(unsafeRaw: SightingSeal.ownerVisible("v"))
+                                    ORDER BY v.time_ms DESC LIMIT 1) - \(bind: Int64((Self.window + Self.reach) * 1000))
                 ORDER BY s.time_ms DESC, s.id DESC LIMIT \(bind: Self.limit)
                 """).all()
-        let sentinels = try rows.map { try $0.decode(column: "sentinel_id", as: String.self) }
-        guard !sentinels.isEmpty else { return nil }
-        let readings = try await db.raw("SELECT sentinel_id, heartbeat FROM sentinel_health WHERE sentinel_id IN (\(binds: Array(Set(sentinels))))")
-            .all().reduce(into: [String: SentinelReading]()) { readings, row in
-                readings[try row.decode(column: "sentinel_id", as: String.self)] =
-                    SentinelReading(heartbeat: try row.decode(column: "heartbeat", as: String.self))
-            }
-        // On the server's clock, before the rows are decoded: those the fusion would drop are not.
-        let times = try zip(rows, sentinels).map { row, sentinel in
-            Double(try row.decode(column: "time_ms", as: Int64.self)) / 1000 - (readings[sentinel]?.stampOffset ?? 0)
-        }
-        guard let newest = times.max() else { return nil }
-        let heard = try rows.indices.filter { times[$0] >= newest - Self.window }.map { index in
-            (sighting: try SightingStore.exact(rows[index]),
-             home: SightingPrivacy.Home(rawValue: try rows[index].decode(column: "sentinel_home", as: Int.self)) ?? .others,
-             reading: readings[sentinels[index]])
-        }
-        return SightingEstimate.make(heard, for: audience)
+        return SightingEstimate.make(try rows.map(HeardSighting.init(row:)), for: audience)
     }
 }
 
-/// The pure half: exact sightings, each with how to read its sentinel's (nil: as an uncalibrated sentinel's,
-/// on the server's clock), in; the estimate as `audience` may see it out, at the newest sighting's server time.
+/// What an estimate reads of one sighting: no more than the fusion and its words need.
+struct HeardSighting: Sendable {
+    /// The sentinel's name (unique).
+    var sentinel: String
+    /// The sentinel's stamp, epoch milliseconds on its clock.
+    var time: Int64
+    var rssi: Int
+    var distance: Double?
+    /// Nil when the sentinel had no place.
+    var latitude: Double?
+    var longitude: Double?
+    /// A roaming sentinel's GPS accuracy, metres; nil for a fixed sentinel's enrolled place.
+    var gpsAccuracy: Double?
+    /// At a fixed sentinel's enrolled place: the estimate may be named after it.
+    var enrolled: Bool
+    var home: SightingPrivacy.Home
+    /// Nil: read as an uncalibrated sentinel's, on the server's clock.
+    var reading: SentinelReading?
+
+    init(sentinel: String, time: Int64, rssi: Int, distance: Double?, latitude: Double?, longitude: Double?,
+         gpsAccuracy: Double?, enrolled: Bool, home: SightingPrivacy.Home, reading: SentinelReading?) {
+        self.sentinel = sentinel
+        self.time = time
+        self.rssi = rssi
+        self.distance = distance
+        self.latitude = latitude
+        self.longitude = longitude
+        self.gpsAccuracy = gpsAccuracy
+        self.enrolled = enrolled
+        self.home = home
+        self.reading = reading
+    }
+
+    /// From `SightingEstimates.estimate`'s row. `fix` is nil at the enrolled place, "gps", or "none" (no place).
+    init(row: any SQLRow) throws {
+        let fix = try row.decode(column: "fix", as: String?.self)
+        let placed = fix != "none"
+        self.init(sentinel: try row.decode(column: "name", as: String.self), time: try row.decode(column: "time_ms", as: Int64.self),
+                  rssi: try row.decode(column: "rssi", as: Int.self), distance: try row.decode(column: "distance", as: Double?.self),
+                  latitude: placed ? try row.decode(column: "latitude", as: Double.self) : nil,
+                  longitude: placed ? try row.decode(column: "longitude", as: Double.self) : nil,
+                  gpsAccuracy: fix == "gps" ? try row.decode(column: "accuracy_m", as: Double?.self) : nil, enrolled: fix == nil,
+                  home: SightingPrivacy.Home(rawValue: try row.decode(column: "sentinel_home", as: Int.self)) ?? .others,
+                  reading: try SentinelReading(row: row))
+    }
+}
+
+/// The pure half: the exact sightings in; the estimate as `audience` may see it out, at the newest sighting's
+/// server time.
 enum SightingEstimate {
-    static func make(_ heard: [(sighting: SightingRecord, home: SightingPrivacy.Home, reading: SentinelReading?)],
-                     for audience: SightingPrivacy.Audience) -> PositionEstimate? {
-        let fusing = heard.compactMap { item -> FusionSighting? in
-            let s = item.sighting
-            guard let time = Timestamp.parse(s.time) else { return nil }
-            return FusionSighting(sentinel: s.sentinel, time: Double(time) / 1000, clockOffset: item.reading?.stampOffset,
-                                  latitude: s.latitude, longitude: s.longitude, accuracy: s.fix == "gps" ? s.accuracy : nil,
-                                  rssi: Double(s.rssi), calibration: item.reading?.calibration(rssi: s.rssi, distance: s.distance) ?? .none,
-                                  othersHome: audience.hides(item.home))
+    static func make(_ heard: [HeardSighting], for audience: SightingPrivacy.Audience) -> PositionEstimate? {
+        let fusing = heard.map { s in
+            FusionSighting(sentinel: s.sentinel, time: Double(s.time) / 1000, clockOffset: s.reading?.stampOffset,
+                           latitude: s.latitude, longitude: s.longitude, accuracy: s.gpsAccuracy, rssi: Double(s.rssi),
+                           calibration: s.reading?.calibration(rssi: s.rssi, distance: s.distance) ?? .none, othersHome: audience.hides(s.home))
         }
         guard let newest = fusing.map(\.serverTime).max(),
               let fused = SightingFusion.fuse(fusing, now: newest, window: SightingEstimates.window + 0.001) else { return nil }
@@ -88,12 +118,12 @@ enum SightingEstimate {
         let latitude = SightingPrivacy.rounded(fused.latitude), longitude = SightingPrivacy.rounded(fused.longitude)
         return PositionEstimate(latitude: latitude, longitude: longitude, radius50: (fused.radius50 * 10).rounded() / 10,
                                 radius90: (fused.radius90 * 10).rounded() / 10, sources: fused.sources.count, at: at,
-                                words: words(fused, fixed: heard.map(\.sighting).filter { $0.fix == nil && fused.sources.contains($0.sentinel) }))
+                                words: words(fused, fixed: heard.filter { $0.enrolled && fused.sources.contains($0.sentinel) }))
     }
 
     /// Named after the nearest fixed sentinel that contributed when the point is within its radius90 of
     /// it, with the radius grown by that distance so it still holds around the sentinel; else coordinates.
-    static func words(_ fused: FusedEstimate, fixed: [SightingRecord]) -> String {
+    static func words(_ fused: FusedEstimate, fixed: [HeardSighting]) -> String {
         let frame = LocalFrame(latitude: fused.latitude, longitude: fused.longitude)
         let nearest = fixed.compactMap { s -> (name: String, metres: Double)? in
             guard let lat = s.latitude, let lon = s.longitude else { return nil }

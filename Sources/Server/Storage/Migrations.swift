@@ -370,6 +370,16 @@ enum Migrations {
         // A bike marked missing under the new-tag hold with a police reference: `reads` marks it, and the operator is
         // mailed at the time (#43: the reference is the owner's word); 1 until the mail is claimed, then 2.
         common(160, ["ALTER TABLE missing_reports ADD COLUMN passed_hold BIGINT NOT NULL DEFAULT 0"]),
+        // What a position estimate reads of each sentinel's heartbeat (`SentinelReading`), in columns beside it: an
+        // estimate on ingest joins them instead of decoding each sentinel's JSON (#44). Filled from the stored JSON once.
+        Step(version: 170, sqlite: readingColumns, postgres: readingColumns, code: SentinelReading.backfill),
+    ]
+
+    static let readingColumns = [
+        "ALTER TABLE sentinel_health ADD COLUMN stamp_offset_s DOUBLE PRECISION",
+        "ALTER TABLE sentinel_health ADD COLUMN calibration TEXT",
+        "ALTER TABLE sentinel_health ADD COLUMN exponent DOUBLE PRECISION",
+        "ALTER TABLE sentinel_health ADD COLUMN near_exponent DOUBLE PRECISION",
     ]
 
     static let abuseReports = """

@@ -28,6 +28,11 @@ struct EstimateTests {
 
     @Test(.enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
     func clockOffsetsPostgres() async throws { try await EstimateScenarios.clockOffsets(.postgres) }
+
+    @Test func readingColumnsSQLite() async throws { try await EstimateScenarios.readingColumns(.sqlite) }
+
+    @Test(.enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
+    func readingColumnsPostgres() async throws { try await EstimateScenarios.readingColumns(.postgres) }
 }
 
 enum EstimateScenarios {
@@ -182,6 +187,44 @@ enum EstimateScenarios {
             try await heard(2, by: stationToken, at: "2026-11-21T09:55:30Z")
             let station = try await estimate(2)
             #expect(station.sources == 2 && station.at == "2026-11-21T10:00:00.000Z", "\(station)")
+        }
+    }
+
+    /// What an estimate reads of a heartbeat is stored beside it by every write of one (the first, a steady one,
+    /// one that changes the state), and migration 170 fills it once for heartbeats stored before the columns.
+    static func readingColumns(_ backend: Backend) async throws {
+        let harness = try await Harness.make(backend)
+        let (sentinel, token) = try await harness.sentinel("Library", latitude: library.latitude, longitude: library.longitude)
+        @Sendable func stored() async throws -> SentinelReading? {
+            try await harness.database.withSession { db in
+                try await db.raw("""
+                    SELECT \(unsafeRaw: SentinelReading.columns.joined(separator: ", ")) FROM sentinel_health WHERE sentinel_id = \(bind: sentinel.id)
+                    """).first().map(SentinelReading.init(row:))
+            }
+        }
+        try await harness.run { client in
+            var beat = SentinelHealthTests.healthy
+            beat.clockOffsetSeconds = 90
+            beat.pathLoss = SentinelReadingTests.twoPoint
+            #expect(try await HeartbeatScenarios.refresh(client, token, try HeartbeatScenarios.text(beat)).status == .ok)
+            #expect(try await stored() == SentinelReading(stampOffset: 90, pathLoss: SentinelReadingTests.twoPoint))
+            beat.clockOffsetSeconds = -3
+            beat.pathLoss = SentinelPathLoss(calibration: .onePoint, exponent: 1.5, nearFieldExponent: 1.5)
+            #expect(try await HeartbeatScenarios.refresh(client, token, try HeartbeatScenarios.text(beat)).status == .ok)
+            #expect(try await stored() == SentinelReading(beat))
+            beat.scanning = false
+            beat.pathLoss = nil
+            #expect(try await HeartbeatScenarios.refresh(client, token, try HeartbeatScenarios.text(beat)).status == .ok)
+            #expect(try await stored() == SentinelReading(stampOffset: -3, pathLoss: nil), "a changed state, and no calibration said")
+
+            beat.pathLoss = SentinelReadingTests.twoPoint
+            #expect(try await HeartbeatScenarios.refresh(client, token, try HeartbeatScenarios.text(beat)).status == .ok)
+            try await harness.database.withSession { db in
+                try await db.raw("UPDATE sentinel_health SET stamp_offset_s = NULL, calibration = NULL, exponent = NULL, near_exponent = NULL").run()
+            }
+            #expect(try await stored() == SentinelReading(stampOffset: nil, pathLoss: nil))
+            try await harness.database.withSession { try await SentinelReading.backfill(in: $0) }
+            #expect(try await stored() == SentinelReading(stampOffset: -3, pathLoss: SentinelReadingTests.twoPoint))
         }
     }
 }

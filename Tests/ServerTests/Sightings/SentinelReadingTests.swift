@@ -91,17 +91,15 @@ import Testing
     /// which their two-point model (n = 2.2) puts 21 m off. Read as calibrated, the estimate's radius is narrower
     /// than read as uncalibrated sentinels (the default model puts −88 dBm 86 m off, with a wider spread).
     @Test func aCalibratedSentinelNarrowsTheRadius() throws {
-        let heard = Self.sent(level: -88, Self.twoPoint)
-        #expect(abs(heard.distance - 20.8) < 0.1)
-        func record(_ sentinel: String, _ place: (latitude: Double, longitude: Double)) throws -> SightingRecord {
-            SightingRecord(id: sentinel, clientId: sentinel, bikeId: "b1", beacon: try #require(BeaconID("\(Fixture.beaconA):1:25626")),
-                           event: "arrived", time: "2026-11-21T10:00:00.000Z", firstSeen: "2026-11-21T10:00:00.000Z",
-                           lastSeen: "2026-11-21T10:00:00.000Z", rssi: heard.rssi, distance: heard.distance, zone: "far",
-                           latitude: place.latitude, longitude: place.longitude, sentinel: sentinel, receivedAt: "2026-11-21T10:00:01.000Z")
+        let sent = Self.sent(level: -88, Self.twoPoint)
+        #expect(abs(sent.distance - 20.8) < 0.1)
+        func heard(_ sentinel: String, _ place: (latitude: Double, longitude: Double), _ reading: SentinelReading?) -> HeardSighting {
+            HeardSighting(sentinel: sentinel, time: 1_795_600_000_000, rssi: sent.rssi, distance: sent.distance, latitude: place.latitude,
+                          longitude: place.longitude, gpsAccuracy: nil, enrolled: true, home: .none, reading: reading)
         }
-        let records = [try record("Cafe Rosa", EstimateScenarios.cafe), try record("Library", EstimateScenarios.library)]
         func estimate(_ reading: SentinelReading?) throws -> PositionEstimate {
-            try #require(SightingEstimate.make(records.map { ($0, SightingPrivacy.Home.none, reading) }, for: .owner))
+            try #require(SightingEstimate.make([heard("Cafe Rosa", EstimateScenarios.cafe, reading), heard("Library", EstimateScenarios.library, reading)],
+                                               for: .owner))
         }
         let uncalibrated = try estimate(nil), calibrated = try estimate(Self.reading(Self.twoPoint))
         #expect(uncalibrated.sources == 2 && calibrated.sources == 2)
