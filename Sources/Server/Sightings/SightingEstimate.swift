@@ -31,17 +31,21 @@ struct SightingEstimates: Sendable {
     /// In `db`'s session or transaction: a sighting's event sees the sighting just stored with it. One query: the
     /// columns the fusion reads, each with its sentinel's name and reading (`SentinelReading+Columns`). The newest
     /// visible stamp is found walking `sightings_bike_time` back (a MAX with the seal's condition read every sighting
-    /// the bike ever had).
+    /// the bike ever had); of the rows within reach of it, only those within `window` of the newest on the server's
+    /// clock (and a millisecond, for rounding: the fusion draws the exact line) leave the database.
     static func estimate(bikeID: String, for audience: SightingPrivacy.Audience, in db: any SQLDatabase) async throws -> PositionEstimate? {
         let rows = try await db.raw("""
-                SELECT t.name, s.time_ms, s.rssi, s.distance, s.latitude, s.longitude, s.fix, s.accuracy_m, s.sentinel_home,
-                  \(unsafeRaw: SentinelReading.columns.map { "h.\($0)" }.joined(separator: ", "))
-                FROM sightings s JOIN sentinels t ON t.id = s.sentinel_id LEFT JOIN sentinel_health h ON h.sentinel_id = s.sentinel_id
-                WHERE s.bike_id = \(bind: bikeID) AND \(unsafeRaw: SightingSeal.ownerVisible("s"))
-                  AND s.time_ms >= (SELECT v.time_ms FROM sightings v
-                                    WHERE v.bike_id = \(bind: bikeID) AND \(unsafeRaw: SightingSeal.ownerVisible("v"))
-                                    ORDER BY v.time_ms DESC LIMIT 1) - \(bind: Int64((Self.window + Self.reach) * 1000))
-                ORDER BY s.time_ms DESC, s.id DESC LIMIT \(bind: Self.limit)
+                WITH heard AS (
+                  SELECT t.name, s.id, s.time_ms, s.rssi, s.distance, s.latitude, s.longitude, s.fix, s.accuracy_m, s.sentinel_home,
+                    \(unsafeRaw: SentinelReading.columns.map { "h.\($0)" }.joined(separator: ", ")),
+                    s.time_ms - COALESCE(h.stamp_offset_s, 0) * 1000 AS server_ms
+                  FROM sightings s JOIN sentinels t ON t.id = s.sentinel_id LEFT JOIN sentinel_health h ON h.sentinel_id = s.sentinel_id
+                  WHERE s.bike_id = \(bind: bikeID) AND \(unsafeRaw: SightingSeal.ownerVisible("s"))
+                    AND s.time_ms >= (SELECT v.time_ms FROM sightings v
+                                      WHERE v.bike_id = \(bind: bikeID) AND \(unsafeRaw: SightingSeal.ownerVisible("v"))
+                                      ORDER BY v.time_ms DESC LIMIT 1) - \(bind: Int64((Self.window + Self.reach) * 1000)))
+                SELECT * FROM heard WHERE server_ms >= (SELECT MAX(server_ms) FROM heard) - \(bind: Int64(Self.window * 1000) + 1)
+                ORDER BY time_ms DESC, id DESC LIMIT \(bind: Self.limit)
                 """).all()
         return SightingEstimate.make(try rows.map(HeardSighting.init(row:)), for: audience)
     }
