@@ -129,10 +129,12 @@ struct EndToEndTests {
         defer { server.stop() }
         let owner = try await server.ownerWithMissingBikes(missing)
         let config = try Self.writeConfig(dir, server: server, token: token, presentInterval: 120, batchSize: 2)
-        let gpsd = try LocalServer.freePort()
+        // Held bound, not listening, for the whole run: no other test's server can answer on it.
+        let gpsd = try RefusingPort()
+        defer { gpsd.close() }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: config))
         handle.seekToEndOfFile()
-        handle.write(Data("\nlocation:\n  gpsd: {host: 127.0.0.1, port: \(gpsd)}\n  passInterval: 60\n".utf8))
+        handle.write(Data("\nlocation:\n  gpsd: {host: 127.0.0.1, port: \(gpsd.port)}\n  passInterval: 60\n".utf8))
         try handle.close()
 
         let result = try await run("bikebeacon", ["sentinel", "--config", config, "--replay", Self.capture, "--drain-timeout", "60"])

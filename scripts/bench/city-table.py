@@ -43,7 +43,7 @@ for database, r in rows(sys.argv[2]):
         verdict = "unclear (the generator fell behind)"
     load.append([database, r["sentinels"], f"{r['streams_open']}/{r['streams']}", r["sightings_per_s"], "(level)",
                  "-", "-", f"{worst:.0f}", failed,
-                 f"{verdict}: server {r['server_cpu'] * 100:.0f} % of a core, RSS {r['rss_kb_end'] / 1024:.0f} MB, "
+                 f"{verdict}: server {r['server_cpu'] * 100:.1f} % of a core, RSS {r['rss_kb_end'] / 1024:.0f} MB, "
                  f"{r['events_received']} events, generator {r['generator_cpu'] * 100:.0f} % (lag p99 {r['generator_lag_p99_ms']} ms)"
                  + (f"; storm of {r['storm']}" if r.get("storm") else "")
                  + (f"; {r['slow_clients']} slow clients, {r['slow_held_at_end']} still held at the end" if r.get("slow_clients") else "")
