@@ -47,7 +47,7 @@ public enum LocateCSV {
                 throw LocateCSVError(line: row.line, message: "rssi_1m \(power) dBm is not a real signal strength (between -127 and 0 dBm)")
             }
             if let exponent, !ReceiverCalibration.plausibleExponents.contains(exponent) {
-                throw LocateCSVError(line: row.line, message: "exponent \(exponent) is not a path-loss exponent (2 in free space, up to about 4 indoors)")
+                throw LocateCSVError(line: row.line, message: "exponent \(exponent) is not a path-loss exponent (\(ReceiverCalibration.plausibleExponents.lowerBound) to \(ReceiverCalibration.plausibleExponents.upperBound); 2 in free space, about 4 indoors)")
             }
             receivers.append(Receiver(id: id, position: PlanePoint(x: x, y: y), calibration: calibration))
         }
