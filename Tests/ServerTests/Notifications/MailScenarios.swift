@@ -23,13 +23,14 @@ enum MailScenarios {
                 smtp: SMTPURL(host: "localhost", port: sink.port, security: .startTLSWhenOffered,
                               username: auth ? "bikebeacon" : nil, password: auth ? "mail pw" : nil),
                 from: MailAddress("alerts@bikes.example.org", name: "bikebeacon Ålerts"),
-                publicURL: "https://bikes.example.org/", tls: tls, timeout: .seconds(5))
+                publicURL: "https://bikes.example.org/", tls: tls, timeout: .seconds(20))
             change(&$0)
         }
     }
 
     /// Waits (advancing the test clock, so retries come due) until the sink holds `count` messages.
-    static func received(_ sink: SMTPSink, count: Int, clock: Clock? = nil, seconds: Double = 15) async throws -> [SMTPSink.Received] {
+    /// Up to 45 s: in CI's parallel suite on two busy cores a first mail once took longer than 15.
+    static func received(_ sink: SMTPSink, count: Int, clock: Clock? = nil, seconds: Double = 45) async throws -> [SMTPSink.Received] {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while ContinuousClock.now < deadline {
             let messages = try sink.received()
