@@ -23,14 +23,20 @@ struct HeardSighting: Sendable {
 extension HeardSighting {
     /// From `SightingEstimates.estimate`'s row. `fix` is nil at the enrolled place, "gps", or "none" (no place).
     init(row: any SQLRow) throws {
-        let fix = try row.decode(column: "fix", as: String?.self)
+        let fix = try row.decodeOptional(column: "fix", as: String.self)
         let placed = fix != "none"
         self.init(sentinel: try row.decode(column: "name", as: String.self), time: try row.decode(column: "time_ms", as: Int64.self),
-                  rssi: try row.decode(column: "rssi", as: Int.self), distance: try row.decode(column: "distance", as: Double?.self),
+                  rssi: try row.decode(column: "rssi", as: Int.self), distance: try row.decodeOptional(column: "distance", as: Double.self),
                   latitude: placed ? try row.decode(column: "latitude", as: Double.self) : nil,
                   longitude: placed ? try row.decode(column: "longitude", as: Double.self) : nil,
-                  gpsAccuracy: fix == "gps" ? try row.decode(column: "accuracy_m", as: Double?.self) : nil, enrolled: fix == nil,
+                  gpsAccuracy: fix == "gps" ? try row.decodeOptional(column: "accuracy_m", as: Double.self) : nil, enrolled: fix == nil,
                   home: SightingPrivacy.Home(rawValue: try row.decode(column: "sentinel_home", as: Int.self)) ?? .others,
                   reading: try SentinelReading(row: row))
+    }
+
+    /// The row's time on the server's clock, epoch milliseconds: its stamp less its sentinel's stamp offset (none
+    /// without a heartbeat). Two columns, so rows outside the window are dropped before they are decoded whole.
+    static func serverTime(row: any SQLRow) throws -> Double {
+        Double(try row.decode(column: "time_ms", as: Int64.self)) - (try row.decodeOptional(column: "stamp_offset_s", as: Double.self) ?? 0) * 1000
     }
 }

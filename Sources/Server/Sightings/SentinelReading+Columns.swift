@@ -19,14 +19,14 @@ extension SentinelReading {
     /// From a row holding `columns` (a LEFT JOIN's NULLs: a sentinel that never sent a heartbeat, read as uncalibrated
     /// on the server's clock). A calibration this server does not know reads as none.
     init(row: any SQLRow) throws {
-        let calibration = try row.decode(column: "calibration", as: String?.self).flatMap(SentinelPathLoss.Calibration.init(rawValue:))
-        let exponent = try row.decode(column: "exponent", as: Double?.self), near = try row.decode(column: "near_exponent", as: Double?.self)
+        let calibration = try row.decodeOptional(column: "calibration", as: String.self).flatMap(SentinelPathLoss.Calibration.init(rawValue:))
+        let exponent = try row.decodeOptional(column: "exponent", as: Double.self), near = try row.decodeOptional(column: "near_exponent", as: Double.self)
         let pathLoss: SentinelPathLoss? = if let calibration, let exponent, let near {
             SentinelPathLoss(calibration: calibration, exponent: exponent, nearFieldExponent: near)
         } else {
             nil
         }
-        self.init(stampOffset: try row.decode(column: "stamp_offset_s", as: Double?.self), pathLoss: pathLoss)
+        self.init(stampOffset: try row.decodeOptional(column: "stamp_offset_s", as: Double.self), pathLoss: pathLoss)
     }
 
     /// Migration 170's code: the columns for heartbeats stored before them, read from their JSON once.

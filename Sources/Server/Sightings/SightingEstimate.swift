@@ -28,26 +28,29 @@ struct SightingEstimates: Sendable {
         try await database.withSession { try await Self.estimate(bikeID: bikeID, for: audience, in: $0) }
     }
 
-    /// In `db`'s session or transaction: a sighting's event sees the sighting just stored with it. One query: the
-    /// columns the fusion reads, each with its sentinel's name and reading (`SentinelReading+Columns`). The newest
-    /// visible stamp is found walking `sightings_bike_time` back (a MAX with the seal's condition read every sighting
-    /// the bike ever had); of the rows within reach of it, only those within `window` of the newest on the server's
-    /// clock (and a millisecond, for rounding: the fusion draws the exact line) leave the database.
+    /// In `db`'s session or transaction: a sighting's event sees the sighting just stored with it. One plain query:
+    /// the columns the fusion reads, each with its sentinel's name and reading (`SentinelReading+Columns`), of the
+    /// visible rows within `window` plus `reach` by stamp of the newest visible stamp (found walking
+    /// `sightings_bike_time` back; a MAX with the seal's condition read every sighting the bike ever had). SQLiteNIO
+    /// prepares every statement anew, and a CTE or window function that drew the server-clock line in SQL took three
+    /// times as long to prepare as this whole query runs; so the line is drawn here, on two columns a row, and only
+    /// rows within `window` of the newest on the server's clock (and a millisecond: the fusion draws the exact line)
+    /// are decoded whole.
     static func estimate(bikeID: String, for audience: SightingPrivacy.Audience, in db: any SQLDatabase) async throws -> PositionEstimate? {
         let rows = try await db.raw("""
-                WITH heard AS (
-                  SELECT t.name, s.id, s.time_ms, s.rssi, s.distance, s.latitude, s.longitude, s.fix, s.accuracy_m, s.sentinel_home,
-                    \(unsafeRaw: SentinelReading.columns.map { "h.\($0)" }.joined(separator: ", ")),
-                    s.time_ms - COALESCE(h.stamp_offset_s, 0) * 1000 AS server_ms
-                  FROM sightings s JOIN sentinels t ON t.id = s.sentinel_id LEFT JOIN sentinel_health h ON h.sentinel_id = s.sentinel_id
-                  WHERE s.bike_id = \(bind: bikeID) AND \(unsafeRaw: SightingSeal.ownerVisible("s"))
-                    AND s.time_ms >= (SELECT v.time_ms FROM sightings v
-                                      WHERE v.bike_id = \(bind: bikeID) AND \(unsafeRaw: SightingSeal.ownerVisible("v"))
-                                      ORDER BY v.time_ms DESC LIMIT 1) - \(bind: Int64((Self.window + Self.reach) * 1000)))
-                SELECT * FROM heard WHERE server_ms >= (SELECT MAX(server_ms) FROM heard) - \(bind: Int64(Self.window * 1000) + 1)
-                ORDER BY time_ms DESC, id DESC LIMIT \(bind: Self.limit)
+                SELECT t.name, s.time_ms, s.rssi, s.distance, s.latitude, s.longitude, s.fix, s.accuracy_m, s.sentinel_home,
+                  \(unsafeRaw: SentinelReading.columns.map { "h.\($0)" }.joined(separator: ", "))
+                FROM sightings s JOIN sentinels t ON t.id = s.sentinel_id LEFT JOIN sentinel_health h ON h.sentinel_id = s.sentinel_id
+                WHERE s.bike_id = \(bind: bikeID) AND \(unsafeRaw: SightingSeal.ownerVisible("s"))
+                  AND s.time_ms >= (SELECT v.time_ms FROM sightings v
+                                    WHERE v.bike_id = \(bind: bikeID) AND \(unsafeRaw: SightingSeal.ownerVisible("v"))
+                                    ORDER BY v.time_ms DESC LIMIT 1) - \(bind: Int64((Self.window + Self.reach) * 1000))
+                ORDER BY s.time_ms DESC, s.id DESC LIMIT \(bind: Self.limit)
                 """).all()
-        return SightingEstimate.make(try rows.map(HeardSighting.init(row:)), for: audience)
+        let stamped = try rows.map { row in (row: row, serverTime: try HeardSighting.serverTime(row: row)) }
+        guard let newest = stamped.map(\.serverTime).max() else { return nil }
+        let from = newest - Self.window * 1000 - 1
+        return SightingEstimate.make(try stamped.filter { $0.serverTime >= from }.map { try HeardSighting(row: $0.row) }, for: audience)
     }
 }
 
