@@ -68,8 +68,8 @@ public struct PositionFit: Sendable, Equatable {
     /// are than their shadowing says, as learnt over earlier fixes; it widens the spread, not the fit.
     public static func fit(_ observations: [Observation], configuration: LocatorConfiguration, offsetSpread: Double = 0,
                            noiseScale: Double = 1) -> PositionFit? {
-        guard let centroid = weightedCentroid(observations, nearestRange: configuration.nearestRange) else { return nil }
         let distances = observations.map(\.distance)
+        guard let centroid = weightedCentroid(observations, distances: distances, nearestRange: configuration.nearestRange) else { return nil }
         let sigmas = zip(observations, distances).map { observation, distance in
             // A place known to ±a metres blurs the level by about a·(dB per metre) at the distance heard.
             let range = max(distance, configuration.nearestRange)
@@ -110,7 +110,7 @@ public struct PositionFit: Sendable, Equatable {
                 weights[i] = 1 / (1 + r.value * r.value / c2)
                 terms.append(r)
             }
-            let centre = weightedCentroid(observations, nearestRange: configuration.nearestRange, trust: weights) ?? centroid
+            let centre = weightedCentroid(observations, distances: distances, nearestRange: configuration.nearestRange, trust: weights) ?? centroid
             var b = SIMD3(-(point.x - centre.x) * priorInformation, -(point.y - centre.y) * priorInformation, -offset * offsetInformation)
             for (i, (weight, term)) in zip(weights, terms).enumerated() {
                 let gradient = SIMD3(term.x, term.y, offsetSpread > 0 ? 1 / sigmas[i] : 0)
@@ -140,13 +140,13 @@ public struct PositionFit: Sendable, Equatable {
         return PositionFit(point: point, centroid: centroid, standardDeviation: variance.squareRoot(), spread: spread, offset: offset, noiseRatio: noiseRatio)
     }
 
-    /// The receivers' places weighted by 1/d², d each one's modelled distance (at least
-    /// `nearestRange`), times `trust` when given: a Nadaraya–Watson centroid, as
-    /// ESPresense-companion's. Nil for none, or when nothing is trusted.
-    public static func weightedCentroid(_ observations: [Observation], nearestRange: Double, trust: [Double]? = nil) -> PlanePoint? {
+    /// The receivers' places weighted by 1/d², d each one's modelled distance (`distances`, at least
+    /// `nearestRange`; computed once by the caller, as the fit asks for a centroid every iteration), times
+    /// `trust` when given: a Nadaraya–Watson centroid, as ESPresense-companion's. Nil for none, or when nothing is trusted.
+    static func weightedCentroid(_ observations: [Observation], distances: [Double], nearestRange: Double, trust: [Double]? = nil) -> PlanePoint? {
         var sum = (x: 0.0, y: 0.0, weight: 0.0)
         for (index, observation) in observations.enumerated() {
-            let range = max(observation.distance, nearestRange)
+            let range = max(distances[index], nearestRange)
             let weight = (trust?[index] ?? 1) / (range * range)
             sum.x += weight * observation.position.x
             sum.y += weight * observation.position.y

@@ -75,10 +75,10 @@ public enum SightingFusion {
         guard let origin = placed.first?.place else { return nil }
         let frame = LocalFrame(latitude: origin.latitude, longitude: origin.longitude)
         // Fixed sentinels (no accuracy) by sentinel and place; each roaming fix on its own.
-        var groups: [String: [FusionSighting]] = [:]
-        var order: [String] = []
+        var groups: [GroupKey: [FusionSighting]] = [:]
+        var order: [GroupKey] = []
         for (index, sighting) in placed.enumerated() {
-            let key = sighting.accuracy == nil ? "\(sighting.sentinel)@\(sighting.latitude ?? 0),\(sighting.longitude ?? 0)" : "#\(index)"
+            let key = sighting.accuracy == nil ? GroupKey.fixed(sighting.sentinel, sighting.latitude ?? 0, sighting.longitude ?? 0) : .roaming(index)
             if groups[key] == nil { order.append(key) }
             groups[key, default: []].append(sighting)
         }
@@ -101,5 +101,11 @@ public enum SightingFusion {
                              radius50: configuration.radius50Scale * spread, radius90: configuration.radius90Scale * spread,
                              sources: Array(Set(placed.map(\.sentinel))).sorted(), unplaced: unplaced.subtracting(placed.map(\.sentinel)).sorted(),
                              othersHome: placed.contains(where: \.othersHome))
+    }
+
+    /// What counts once: a fixed sentinel at one place, or each of a roaming sentinel's fixes.
+    private enum GroupKey: Hashable {
+        case fixed(String, Double, Double)
+        case roaming(Int)
     }
 }
