@@ -32,10 +32,10 @@ struct SightingEstimates: Sendable {
     /// the columns the fusion reads, each with its sentinel's name and reading (`SentinelReading+Columns`), of the
     /// visible rows within `window` plus `reach` by stamp of the newest visible stamp (found walking
     /// `sightings_bike_time` back; a MAX with the seal's condition read every sighting the bike ever had). SQLiteNIO
-    /// prepares every statement anew, and a CTE or window function that drew the server-clock line in SQL took three
-    /// times as long to prepare as this whole query runs; so the line is drawn here, on two columns a row, and only
-    /// rows within `window` of the newest on the server's clock (and a millisecond: the fusion draws the exact line)
-    /// are decoded whole.
+    /// prepares every statement anew, and a CTE that drew the server-clock line in SQL took three times as long to
+    /// prepare as this query (a window function, two and a half); so the line is drawn here, on two columns a row, and
+    /// only rows within `window` of the newest on the server's clock (and a millisecond: the fusion draws the exact
+    /// line) are decoded whole.
     static func estimate(bikeID: String, for audience: SightingPrivacy.Audience, in db: any SQLDatabase) async throws -> PositionEstimate? {
         let rows = try await db.raw("""
                 SELECT t.name, s.time_ms, s.rssi, s.distance, s.latitude, s.longitude, s.fix, s.accuracy_m, s.sentinel_home,
