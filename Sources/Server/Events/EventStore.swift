@@ -43,13 +43,14 @@ enum EventStore {
     }
 
     /// The owner's events after `id`, oldest first; none that carries the place of a bike sealed now (#43: a stream
-    /// open across a report stops at once, whatever it had still to send).
+    /// open across a report stops at once, whatever it had still to send). The LIMIT is a literal, as in
+    /// `SightingEstimates.estimate`: a bound one makes SQLite prepare the statement twice.
     static func events(account: String, after id: Int64, limit: Int, database: Database) async throws -> [StoredEvent] {
         try await database.withSession { db in
             try await db.raw("""
                 SELECT id, kind, payload FROM events WHERE account_id = \(bind: account) AND id > \(bind: id)
                   AND (bike_id IS NULL OR NOT EXISTS (SELECT 1 FROM bikes b WHERE b.id = events.bike_id AND b.sealed_case IS NOT NULL))
-                ORDER BY id LIMIT \(bind: limit)
+                ORDER BY id LIMIT \(literal: limit)
                 """).all().map { StoredEvent(id: try $0.decode(column: "id", as: Int64.self), kind: try $0.decode(column: "kind", as: String.self),
                                              payload: try $0.decode(column: "payload", as: String.self)) }
         }

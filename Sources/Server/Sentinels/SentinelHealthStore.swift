@@ -173,7 +173,7 @@ public struct SentinelHealthStore: Sendable {
         try await database.withSession { db in
             try await db.raw("""
                 SELECT from_state, to_state, reason, at_ms FROM sentinel_transitions WHERE sentinel_id = \(bind: sentinelID)
-                ORDER BY id DESC LIMIT \(bind: limit)
+                ORDER BY id DESC LIMIT \(literal: limit)
                 """).all().map(Self.transitionRow)
         }
     }

@@ -35,7 +35,8 @@ struct SightingEstimates: Sendable {
     /// prepares every statement anew, and a CTE that drew the server-clock line in SQL took three times as long to
     /// prepare as this query (a window function, two and a half); so the line is drawn here, on two columns a row, and
     /// only rows within `window` of the newest on the server's clock (and a millisecond: the fusion draws the exact
-    /// line) are decoded whole.
+    /// line) are decoded whole. The LIMIT is a literal: SQLite (3.54) marks a bound LIMIT to be prepared again when
+    /// it is bound, which SQLiteNIO's prepare-then-bind always does, so a bound one costs a second prepare.
     static func estimate(bikeID: String, for audience: SightingPrivacy.Audience, in db: any SQLDatabase) async throws -> PositionEstimate? {
         let rows = try await db.raw("""
                 SELECT t.name, s.time_ms, s.rssi, s.distance, s.latitude, s.longitude, s.fix, s.accuracy_m, s.sentinel_home,
@@ -45,7 +46,7 @@ struct SightingEstimates: Sendable {
                   AND s.time_ms >= (SELECT v.time_ms FROM sightings v
                                     WHERE v.bike_id = \(bind: bikeID) AND \(unsafeRaw: SightingSeal.ownerVisible("v"))
                                     ORDER BY v.time_ms DESC LIMIT 1) - \(bind: Int64((Self.window + Self.reach) * 1000))
-                ORDER BY s.time_ms DESC, s.id DESC LIMIT \(bind: Self.limit)
+                ORDER BY s.time_ms DESC, s.id DESC LIMIT \(literal: Self.limit)
                 """).all()
         let stamped = try rows.map { row in (row: row, serverTime: try HeardSighting.serverTime(row: row)) }
         guard let newest = stamped.map(\.serverTime).max() else { return nil }

@@ -210,12 +210,12 @@ struct SightingStore: Sendable {
                     SELECT s.*, t.name AS sentinel_name FROM sightings s JOIN sentinels t ON t.id = s.sentinel_id
                     WHERE s.bike_id = \(bind: bikeID) AND \(unsafeRaw: SightingSeal.ownerVisible("s"))
                       AND (s.time_ms < \(bind: cursor.time) OR (s.time_ms = \(bind: cursor.time) AND s.id < \(bind: cursor.id)))
-                    ORDER BY s.time_ms DESC, s.id DESC LIMIT \(bind: limit + 1)
+                    ORDER BY s.time_ms DESC, s.id DESC LIMIT \(literal: limit + 1)
                     """).all()
             } else {
                 rows = try await db.raw("""
                     SELECT s.*, t.name AS sentinel_name FROM sightings s JOIN sentinels t ON t.id = s.sentinel_id
-                    WHERE s.bike_id = \(bind: bikeID) AND \(unsafeRaw: SightingSeal.ownerVisible("s")) ORDER BY s.time_ms DESC, s.id DESC LIMIT \(bind: limit + 1)
+                    WHERE s.bike_id = \(bind: bikeID) AND \(unsafeRaw: SightingSeal.ownerVisible("s")) ORDER BY s.time_ms DESC, s.id DESC LIMIT \(literal: limit + 1)
                     """).all()
             }
             let sightings = try rows.prefix(limit).map { try Self.sighting($0, for: audience) }

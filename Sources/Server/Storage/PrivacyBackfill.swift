@@ -63,7 +63,7 @@ enum PrivacyBackfill {
         while true {
             let rows = try await db.raw("""
                 SELECT id, account_id, payload FROM \(unsafeRaw: table) WHERE \(unsafeRaw: condition) AND id > \(bind: after)
-                ORDER BY id LIMIT \(bind: batch)
+                ORDER BY id LIMIT \(literal: batch)
                 """).all()
             guard !rows.isEmpty else { return }
             for row in rows {
