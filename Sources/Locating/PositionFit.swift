@@ -94,7 +94,8 @@ public struct PositionFit: Sendable, Equatable {
                 return sum + log(1 + r * r / c2)
             }
         }
-        var point = ([centroid] + observations.map(\.position)).min { loss(at: $0) < loss(at: $1) } ?? centroid
+        // Each candidate's loss once: a comparator calling `loss` twice per comparison made the start cost 2N² residuals.
+        var point = ([centroid] + observations.map(\.position)).map { (place: $0, loss: loss(at: $0)) }.min { $0.loss < $1.loss }?.place ?? centroid
         var offset = 0.0
         let ranges = distances.sorted()
         let priorSpread = max(configuration.nearestRange, configuration.priorScale * ranges[ranges.count / 2])
