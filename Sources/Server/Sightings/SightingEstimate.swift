@@ -77,9 +77,10 @@ enum SightingEstimate {
                 words: PositionEstimate.words(radius: radius90, place: coordinates(point.latitude, point.longitude), sources: fused.sources.count))
         }
         let latitude = SightingPrivacy.rounded(fused.latitude), longitude = SightingPrivacy.rounded(fused.longitude)
+        let sources = Set(fused.sources)
         return PositionEstimate(latitude: latitude, longitude: longitude, radius50: (fused.radius50 * 10).rounded() / 10,
                                 radius90: (fused.radius90 * 10).rounded() / 10, sources: fused.sources.count, at: at,
-                                words: words(fused, fixed: heard.filter { $0.enrolled && fused.sources.contains($0.sentinel) }))
+                                words: words(fused, fixed: heard.filter { $0.enrolled && sources.contains($0.sentinel) }))
     }
 
     /// Named after the nearest fixed sentinel that contributed when the point is within its radius90 of
