@@ -21,32 +21,34 @@ enum SealRaceScenarios {
             #expect(try await a.send(.post, "/v1/bikes/\(bike.id)/missing", token: ann).status == .ok)
             let first = try a.decode(HiddenTagReceipt.self, try await a.send(.post, "/v1/found/report",
                                                                              json: HiddenTagReport(tag: FoundTagScenarios.tag))).reference
-            // B's requests share one pipelined connection, each with HummingbirdTesting's 20 s read timeout counted
-            // from when it is queued, and on SQLite every request of both replicas waits for the one connection: 12
-            // batches and 8 reports once took B's last request past 20 s in CI's parallel suite. The same 60
-            // sightings in 6 batches and 6 reports still race the release and each other.
+            // Each replica's client sends its requests one after another: HummingbirdTesting's 20 s read timeout counts
+            // from when a request is queued on its connection, and on SQLite every request of both replicas waits for the
+            // one database connection, so requests pipelined on one client (12 batches and 8 reports, then 6 and 6) took
+            // the last past 20 s twice in CI's parallel suite. The two replicas' sequences and the release still race.
             let batches = 6, perBatch = 10, reports = 6
+            @Sendable func report(_ client: Client, _ index: Int) async throws {
+                let response = try await client.send(.post, "/v1/found/report", json: HiddenTagReport(tag: FoundTagScenarios.tag),
+                                                     headers: [.xForwardedFor: "198.51.100.\(index + 1)"])
+                #expect(response.status == .created, "\(String(buffer: response.body))")
+            }
+            @Sendable func batch(_ client: Client, _ batch: Int) async throws {
+                let items = (0..<perBatch).map { item in
+                    Fixture.sighting(event: "arrived", time: String(format: "2026-11-21T10:%02d:%02dZ", batch, item))
+                }
+                let result = try client.decode(SightingResult.self, try await client.send(
+                    .post, "/v1/sightings", token: sentinel, json: Fixture.Batch(sightings: items)))
+                #expect(result.accepted == perBatch && result.rejected.isEmpty)
+            }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     _ = try await AbuseStore(database: databaseB).end(id: first, closing: false, now: harness.options.now())
                 }
-                for index in 0..<reports {
+                for (client, parity) in [(a, 0), (b, 1)] {
                     group.addTask {
-                        let client = index.isMultiple(of: 2) ? a : b
-                        let response = try await client.send(.post, "/v1/found/report", json: HiddenTagReport(tag: FoundTagScenarios.tag),
-                                                             headers: [.xForwardedFor: "198.51.100.\(index + 1)"])
-                        #expect(response.status == .created, "\(String(buffer: response.body))")
-                    }
-                }
-                for batch in 0..<batches {
-                    group.addTask {
-                        let client = batch.isMultiple(of: 2) ? b : a
-                        let items = (0..<perBatch).map { item in
-                            Fixture.sighting(event: "arrived", time: String(format: "2026-11-21T10:%02d:%02dZ", batch, item))
+                        for index in 0..<max(reports, batches) {
+                            if index < reports, index % 2 == parity { try await report(client, index) }
+                            if index < batches, index % 2 != parity { try await batch(client, index) }
                         }
-                        let result = try client.decode(SightingResult.self, try await client.send(
-                            .post, "/v1/sightings", token: sentinel, json: Fixture.Batch(sightings: items)))
-                        #expect(result.accepted == perBatch && result.rejected.isEmpty)
                     }
                 }
                 try await group.waitForAll()
