@@ -16,7 +16,9 @@ import TestSupport
 enum ListenerScenarios {
     /// `/metrics` is not on the API's port (the one a proxy publishes); Prometheus reads it on `metricsPort`.
     static func metricsOnTheirOwnListener(_ backend: Backend) async throws {
-        let metricsPort = try LocalServer.freePort()
+        // Not an ephemeral port, which another test's server binding port 0 could be given in between: the metrics listener
+        // then cannot bind, the whole server stops, and the test fails ("I/O on closed channel" once in a full local run).
+        let metricsPort = try portBelowTheEphemeralRange()
         let harness = try await Harness.make(backend, options: Harness.testOptions { $0.metricsPort = metricsPort })
         try await harness.run(.live) { client in
             expectError(try await client.send(.get, "/metrics"), .notFound, "not_found")
