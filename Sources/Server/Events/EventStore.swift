@@ -44,7 +44,7 @@ enum EventStore {
 
     /// The owner's events after `id`, oldest first; none that carries the place of a bike sealed now (#43: a stream
     /// open across a report stops at once, whatever it had still to send). The LIMIT is a literal, as in
-    /// `SightingEstimates.estimate`: a bound one makes SQLite prepare the statement twice.
+    /// `SightingEstimates.estimates`: a bound one makes SQLite prepare the statement twice.
     static func events(account: String, after id: Int64, limit: Int, database: Database) async throws -> [StoredEvent] {
         try await database.withSession { db in
             try await db.raw("""

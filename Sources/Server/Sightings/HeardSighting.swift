@@ -21,7 +21,7 @@ struct HeardSighting: Sendable {
 }
 
 extension HeardSighting {
-    /// From `SightingEstimates.estimate`'s row. `fix` is nil at the enrolled place, "gps", or "none" (no place).
+    /// From `SightingEstimates.estimates`' row. `fix` is nil at the enrolled place, "gps", or "none" (no place).
     init(row: any SQLRow) throws {
         let fix = try row.decodeOptional(column: "fix", as: String.self)
         let placed = fix != "none"

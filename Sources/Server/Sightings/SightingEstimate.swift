@@ -25,29 +25,48 @@ struct SightingEstimates: Sendable {
     static let limit = 500
 
     func estimate(bikeID: String, for audience: SightingPrivacy.Audience) async throws -> PositionEstimate? {
-        try await database.withSession { try await Self.estimate(bikeID: bikeID, for: audience, in: $0) }
+        try await database.withSession { try await Self.estimates(bikeIDs: [bikeID], for: audience, in: $0)[bikeID] }
     }
 
-    /// In `db`'s session or transaction: a sighting's event sees the sighting just stored with it. One plain query:
-    /// the columns the fusion reads, each with its sentinel's name and reading (`SentinelReading+Columns`), of the
-    /// visible rows within `window` plus `reach` by stamp of the newest visible stamp (found walking
-    /// `sightings_bike_time` back; a MAX with the seal's condition read every sighting the bike ever had). SQLiteNIO
-    /// prepares every statement anew, and a CTE that drew the server-clock line in SQL took three times as long to
-    /// prepare as this query (a window function, two and a half); so the line is drawn here, on two columns a row, and
-    /// only rows within `window` of the newest on the server's clock (and a millisecond: the fusion draws the exact
-    /// line) are decoded whole. The LIMIT is a literal: SQLite (3.54) marks a bound LIMIT to be prepared again when
-    /// it is bound, which SQLiteNIO's prepare-then-bind always does, so a bound one costs a second prepare.
-    static func estimate(bikeID: String, for audience: SightingPrivacy.Audience, in db: any SQLDatabase) async throws -> PositionEstimate? {
+    /// In `db`'s session or transaction: a sighting's event sees the sighting just stored with it. One plain query for
+    /// all of `bikeIDs` (a batch's bikes: SQLiteNIO prepares every statement anew, and each query hops to SQLite's
+    /// thread and back, so these are paid once a batch rather than once a bike): the columns the fusion reads,
+    /// each with its sentinel's name and reading (`SentinelReading+Columns`), of each bike's visible rows within
+    /// `window` plus `reach` by stamp of its newest visible stamp (found walking `sightings_bike_time` back from the
+    /// bike's row; a MAX with the seal's condition read every sighting the bike ever had). A CTE that drew the
+    /// server-clock line in SQL took three times as long to prepare as this query (a window function, two and a half);
+    /// so the line is drawn here, on two columns a row, and only rows within `window` of the newest on the server's
+    /// clock (and a millisecond: the fusion draws the exact line) are decoded whole. The LIMIT is a literal: SQLite
+    /// (3.54) marks a bound LIMIT to be prepared again when it is bound, which SQLiteNIO's prepare-then-bind always
+    /// does, so a bound one costs a second prepare.
+    static func estimates(bikeIDs: Set<String>, for audience: SightingPrivacy.Audience,
+                          in db: any SQLDatabase) async throws -> [String: PositionEstimate] {
+        guard !bikeIDs.isEmpty else { return [:] }
+        let ids = bikeIDs.sorted()
         let rows = try await db.raw("""
-                SELECT t.name, s.time_ms, s.rssi, s.distance, s.latitude, s.longitude, s.fix, s.accuracy_m, s.sentinel_home,
+                SELECT s.bike_id, t.name, s.time_ms, s.rssi, s.distance, s.latitude, s.longitude, s.fix, s.accuracy_m, s.sentinel_home,
                   \(unsafeRaw: SentinelReading.columns.map { "h.\($0)" }.joined(separator: ", "))
-                FROM sightings s JOIN sentinels t ON t.id = s.sentinel_id LEFT JOIN sentinel_health h ON h.sentinel_id = s.sentinel_id
-                WHERE s.bike_id = \(bind: bikeID) AND \(unsafeRaw: SightingSeal.ownerVisible("s"))
+                FROM bikes b JOIN sightings s ON s.bike_id = b.id JOIN sentinels t ON t.id = s.sentinel_id
+                  LEFT JOIN sentinel_health h ON h.sentinel_id = s.sentinel_id
+                WHERE b.id IN (\(binds: ids)) AND \(unsafeRaw: SightingSeal.ownerVisible("s"))
                   AND s.time_ms >= (SELECT v.time_ms FROM sightings v
-                                    WHERE v.bike_id = \(bind: bikeID) AND \(unsafeRaw: SightingSeal.ownerVisible("v"))
+                                    WHERE v.bike_id = b.id AND \(unsafeRaw: SightingSeal.ownerVisible("v"))
                                     ORDER BY v.time_ms DESC LIMIT 1) - \(bind: Int64((Self.window + Self.reach) * 1000))
-                ORDER BY s.time_ms DESC, s.id DESC LIMIT \(literal: Self.limit)
+                ORDER BY s.bike_id, s.time_ms DESC, s.id DESC LIMIT \(literal: Self.limit * ids.count)
                 """).all()
+        // One bike's crowded window may have cut another's short: then each bike on its own, with all it may have.
+        if ids.count > 1, rows.count == Self.limit * ids.count {
+            var each: [String: PositionEstimate] = [:]
+            for id in ids { each[id] = try await estimates(bikeIDs: [id], for: audience, in: db)[id] }
+            return each
+        }
+        var byBike: [String: [any SQLRow]] = [:]
+        for row in rows { byBike[try row.decode(column: "bike_id", as: String.self), default: []].append(row) }
+        return try byBike.compactMapValues { try estimate(newestFirst: $0.prefix(Self.limit), for: audience) }
+    }
+
+    /// One bike's rows, newest stamp first.
+    private static func estimate(newestFirst rows: ArraySlice<any SQLRow>, for audience: SightingPrivacy.Audience) throws -> PositionEstimate? {
         let stamped = try rows.map { row in (row: row, serverTime: try HeardSighting.serverTime(row: row)) }
         guard let newest = stamped.map(\.serverTime).max() else { return nil }
         let from = newest - Self.window * 1000 - 1

@@ -116,8 +116,11 @@ struct SightingStore: Sendable {
     private func notify(_ rows: [(NewSighting, MissingBikeRow, String)], from sentinel: Sentinel, now: Int64,
                         in db: any SQLDatabase) async throws -> Set<String> {
         var notified = Set<String>()
-        var estimates: [String: PositionEstimate?] = [:]
-        for (s, bike, id) in rows where s.event.notifies {
+        let notifying = rows.filter { $0.0.event.notifies }
+        // Each bike's estimate with the batch's sightings stored, for its owner's eyes: all the batch's bikes in one query.
+        let estimates = estimatesOnIngest
+            ? try await SightingEstimates.estimates(bikeIDs: Set(notifying.map(\.1.id)), for: .owner, in: db) : [:]
+        for (s, bike, id) in notifying {
             let heard = StoredPlace(s.place, sentinel: sentinel)
             // What the bike's owner is told: another owner's home sentinel stays "a private sentinel", about 500 m.
             let seen = SightingPrivacy.place(name: sentinel.name, latitude: heard.latitude, longitude: heard.longitude,
@@ -127,11 +130,7 @@ struct SightingStore: Sendable {
                 time: Timestamp.format(milliseconds: s.time), beacon: s.beacon, zone: s.zone, rssi: s.rssi,
                 distance: s.distance, sentinel: seen.name, latitude: seen.latitude, longitude: seen.longitude,
                 accuracy: seen.accuracy ?? heard.accuracy)
-            // The bike's estimate with the batch's sightings stored: once a bike, for its owner's eyes.
-            if estimatesOnIngest, estimates[bike.id] == nil {
-                estimates[bike.id] = .some(try await SightingEstimates.estimate(bikeID: bike.id, for: .owner, in: db))
-            }
-            event.estimate = estimates[bike.id] ?? nil
+            event.estimate = estimates[bike.id]
             try await EventStore.append(event, account: bike.ownerID, bikeID: bike.id, now: now, in: db)
             try await notifications.offer(OwnerNotification(
                 event: s.event == .departed ? .departed : .arrived, bikeId: bike.id, bikeName: bike.name, ownerId: bike.ownerID,

@@ -29,6 +29,11 @@ struct EstimateTests {
     @Test(.enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
     func clockOffsetsPostgres() async throws { try await EstimateScenarios.clockOffsets(.postgres) }
 
+    @Test func oneQueryForABatchSQLite() async throws { try await EstimateScenarios.oneQueryForABatch(.sqlite) }
+
+    @Test(.enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
+    func oneQueryForABatchPostgres() async throws { try await EstimateScenarios.oneQueryForABatch(.postgres) }
+
     @Test func readingColumnsSQLite() async throws { try await EstimateScenarios.readingColumns(.sqlite) }
 
     @Test(.enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
@@ -187,6 +192,62 @@ enum EstimateScenarios {
             try await heard(2, by: stationToken, at: "2026-11-21T09:55:30Z")
             let station = try await estimate(2)
             #expect(station.sources == 2 && station.at == "2026-11-21T10:00:00.000Z", "\(station)")
+        }
+    }
+
+    /// A batch's bikes are estimated in one query, and each gets its own: the same estimate as read on its own, in
+    /// the batch's events too. A bike whose window holds more than the query's share of rows (500 a bike) does not
+    /// crowd another out: the bike sorting first has 1 000 sightings, and the one sorting last still gets its estimate.
+    static func oneQueryForABatch(_ backend: Backend) async throws {
+        let harness = try await Harness.make(backend)
+        let (_, cafeToken) = try await harness.sentinel("Cafe Rosa", latitude: cafe.latitude, longitude: cafe.longitude)
+        let (_, libraryToken) = try await harness.sentinel("Library", latitude: library.latitude, longitude: library.longitude)
+        try await harness.run { client in
+            let ann = try await client.owner("ann@example.org")
+            var bikes: [(bike: Bike, minor: Int)] = []
+            for minor in 1...3 {
+                let bike = try await client.bike(ann, name: "Bike \(minor)", minor: minor)
+                #expect(try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: ann).status == .ok)
+                bikes.append((bike, minor))
+            }
+            bikes.sort { $0.bike.id < $1.bike.id }
+            let (crowded, first, last) = (bikes[0], bikes[1], bikes[2])
+            func post(_ token: String, _ sightings: [SightingItem]) async throws {
+                #expect(try client.decode(SightingResult.self, try await client.send(
+                    .post, "/v1/sightings", token: token, json: Fixture.Batch(sightings: sightings))).accepted == sightings.count)
+            }
+            func alone(_ bike: Bike) async throws -> PositionEstimate? {
+                try client.decode(SightingPage.self, try await client.send(.get, "/v1/bikes/\(bike.id)/sightings", token: ann)).estimate
+            }
+
+            // Two bikes in each sentinel's batch, heard unequally: each its own point, the same as read alone.
+            try await post(cafeToken, [Fixture.sighting(minor: first.minor, time: "2026-11-21T10:00:00Z", rssi: -60),
+                                       Fixture.sighting(minor: last.minor, time: "2026-11-21T10:00:00Z", rssi: -80)])
+            try await post(libraryToken, [Fixture.sighting(minor: first.minor, time: "2026-11-21T10:00:10Z", rssi: -80),
+                                          Fixture.sighting(minor: last.minor, time: "2026-11-21T10:00:10Z", rssi: -60)])
+            let nearCafe = try #require(try await alone(first.bike)), nearLibrary = try #require(try await alone(last.bike))
+            #expect(nearCafe.sources == 2 && nearLibrary.sources == 2)
+            #expect(nearCafe.latitude < nearLibrary.latitude, "\(nearCafe) \(nearLibrary)")
+            let told = try await harness.database.withSession { db in
+                try await db.raw("SELECT bike_id, payload FROM events WHERE kind = 'sighting' ORDER BY id").all().map {
+                    (bike: try $0.decode(column: "bike_id", as: String.self),
+                     event: try JSONDecoder().decode(NotificationEvent.self, from: Data(try $0.decode(column: "payload", as: String.self).utf8)))
+                }
+            }
+            #expect(told.filter { $0.bike == first.bike.id }.last?.event.estimate == nearCafe, "\(told)")
+            #expect(told.filter { $0.bike == last.bike.id }.last?.event.estimate == nearLibrary, "\(told)")
+
+            // 1 000 sightings of the bike sorting first fill the query's 500 rows a bike for two bikes.
+            for second in [20, 30] {
+                try await post(cafeToken, (0..<SightingBatch<SightingItem>.maxItems).map { _ in
+                    Fixture.sighting(minor: crowded.minor, time: "2026-11-21T10:00:\(second)Z", rssi: -70)
+                })
+            }
+            let both = try await harness.database.withSession {
+                try await SightingEstimates.estimates(bikeIDs: [crowded.bike.id, last.bike.id], for: .owner, in: $0)
+            }
+            #expect(both[last.bike.id] == nearLibrary, "\(both)")
+            #expect(try both[crowded.bike.id] == #require(try await alone(crowded.bike)), "\(both)")
         }
     }
 
