@@ -137,26 +137,19 @@ enum NotificationScenarios {
                 try await $0.raw("UPDATE deliveries SET url = \(bind: "http://127.0.0.1:\(port)/hook"), next_attempt_ms = 0").run()
             }
             // Replica B has its own connections on PostgreSQL, as another process would.
-            let databaseB = backend == .postgres ? try Database(url: harness.database.url, logger: Harness.logger) : harness.database
-            let workers = [harness.database, databaseB].map { database in
-                WebhookWorker(database: database, backoff: .deliveries, http: OutboundHTTP(allowPrivateTargets: true),
-                              notifications: NotificationQueue(
-                                database: database, dispatcher: NotificationDispatcher(interval: 0, channels: [], flavor: database.flavor),
-                                senders: [:], backoff: .deliveries, logger: Harness.logger, now: ServerOptions.wallClock),
-                              logger: Harness.logger, now: ServerOptions.wallClock)
-            }
-            var failure: (any Error)?
-            do {
+            try await harness.withOtherPools(onSQLite: false) { pools in
+                let workers = [harness.database, pools[0]].map { database in
+                    WebhookWorker(database: database, backoff: .deliveries, http: OutboundHTTP(allowPrivateTargets: true),
+                                  notifications: NotificationQueue(
+                                    database: database, dispatcher: NotificationDispatcher(interval: 0, channels: [], flavor: database.flavor),
+                                    senders: [:], backoff: .deliveries, logger: Harness.logger, now: ServerOptions.wallClock),
+                                  logger: Harness.logger, now: ServerOptions.wallClock)
+                }
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for worker in workers { group.addTask { try await worker.deliverDue() } }
                     try await group.waitForAll()
                 }
-            } catch {
-                failure = error
             }
-            if backend == .postgres { await databaseB.shutdown() }
-            await harness.cleanup()
-            if let failure { throw failure }
             let ids = await receiver.calls.compactMap(\.eventID)
             #expect(ids.count == 12 && Set(ids).count == 12, "each of the 12 events once, not once per replica: \(ids.sorted())")
         }

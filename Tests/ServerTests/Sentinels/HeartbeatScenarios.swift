@@ -146,20 +146,17 @@ enum HeartbeatScenarios {
         let start = harness.options.now()
         try await SentinelHealthStore(database: harness.database).record(SentinelHealthTests.healthy, from: cafe, now: start)
         // SQLite has one writer anyway; there the sweeps interleave on the one connection.
-        let extra = backend == .postgres
-            ? try (0..<4).map { _ in try Database(url: harness.database.url, logger: Harness.logger, maxConnections: 2) } : []
-        let replicas = extra.isEmpty ? Array(repeating: harness.database, count: 4) : extra
-        let notified = try await withThrowingTaskGroup(of: Int.self) { group in
-            for replica in replicas {
-                group.addTask { try await SentinelHealthStore(database: replica).sweep(now: start + 400_000).count + 1 }
+        try await harness.withOtherPools(4, onSQLite: false, maxConnections: 2) { replicas in
+            let notified = try await withThrowingTaskGroup(of: Int.self) { group in
+                for replica in replicas {
+                    group.addTask { try await SentinelHealthStore(database: replica).sweep(now: start + 400_000).count + 1 }
+                }
+                return try await group.reduce(0, +)
             }
-            return try await group.reduce(0, +)
+            #expect(notified == 4)  // a public sentinel notifies no one; every sweep finished
+            let to = try await SentinelHealthStore(database: harness.database).transitions(sentinelID: cafe.id).map(\.to)
+            #expect(to == [.silent, .listening])
         }
-        #expect(notified == 4)  // a public sentinel notifies no one; every sweep finished
-        let to = try await SentinelHealthStore(database: harness.database).transitions(sentinelID: cafe.id).map(\.to)
-        #expect(to == [.silent, .listening])
-        for replica in extra { await replica.shutdown() }
-        await harness.cleanup()
     }
 
     /// After a restart the states are judged again from the stored heartbeats (the sweep's first pass).

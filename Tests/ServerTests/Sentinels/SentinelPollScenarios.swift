@@ -20,10 +20,9 @@ enum SentinelPollScenarios {
         let harness = try await Harness.make(backend)
         let (_, garage) = try await harness.sentinel("garage")
         let (_, shed) = try await harness.sentinel("shed")
-        let other = try Database(url: harness.database.url, logger: Harness.logger)
-        var failure: (any Error)?
-        do {
-            try await harness.run { client in
+        try await harness.withOtherPools { pools in
+            let other = pools[0]
+            try await harness.run(keepDatabase: true) { client in
                 let tag = try #require(try await client.send(.get, "/v1/missing", token: garage).headers[.eTag])
                 #expect(try await client.send(.get, "/v1/missing", token: garage, headers: [.ifNoneMatch: tag]).status == .notModified)
                 #expect(try await client.send(.get, "/v1/missing", token: shed, headers: [.ifNoneMatch: tag]).status == .notModified)
@@ -53,11 +52,7 @@ enum SentinelPollScenarios {
                 #expect(rotated, "the old token of a sentinel given a new one by another process still worked after \(bound)")
                 #expect(try await client.send(.get, "/v1/missing", token: newToken).status == .ok)
             }
-        } catch {
-            failure = error
         }
-        await other.shutdown()
-        if let failure { throw failure }
     }
 
     /// `bikebeacon-server sentinels revoke`, run as the operator would, in its own process on the server's SQLite file.

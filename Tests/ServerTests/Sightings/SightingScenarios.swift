@@ -86,11 +86,10 @@ enum SightingScenarios {
     static func newlyMissingElsewhereIsTaken() async throws {
         let harness = try await Harness.make(.sqlite, options: Harness.testOptions { $0.sentinelPollMaxAge = .seconds(3600) })
         let (_, sentinel) = try await harness.sentinel("cafe")
-        let other = try Database(url: harness.database.url, logger: Harness.logger)
-        var failure: (any Error)?
-        do {
+        try await harness.withOtherPools { pools in
+            let other = pools[0]
             let elsewhere = try await BikebeaconServer.makeApplication(database: other, options: harness.options, logger: Harness.logger)
-            try await harness.run { client in
+            try await harness.run(keepDatabase: true) { client in
                 let owner = try await client.owner("ann@example.org")
                 let first = try await client.bike(owner)
                 let second = try await client.bike(owner, name: "Spare", beacon: Fixture.beaconB, major: 3838, minor: 4949)
@@ -108,11 +107,7 @@ enum SightingScenarios {
                                                                                           json: Fixture.Batch(sightings: [spare])))
                 #expect(result.accepted == 1 && result.rejected.isEmpty, "\(result)")
             }
-        } catch {
-            failure = error
         }
-        await other.shutdown()
-        if let failure { throw failure }
     }
 
     static func sentinelRateLimit(_ backend: Backend) async throws {
