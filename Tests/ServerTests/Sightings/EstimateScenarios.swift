@@ -45,10 +45,16 @@ enum EstimateScenarios {
     /// 44 m north of the cafe.
     static let library = (latitude: 52.0911, longitude: 5.1215)
 
-    static func fusedSealedAndPrivate(_ backend: Backend) async throws {
+    /// A harness with the cafe's and the library's sentinels enrolled, and their tokens.
+    static func cafeAndLibrary(_ backend: Backend) async throws -> (harness: Harness, cafe: String, library: String) {
         let harness = try await Harness.make(backend)
         let (_, cafeToken) = try await harness.sentinel("Cafe Rosa", latitude: cafe.latitude, longitude: cafe.longitude)
         let (_, libraryToken) = try await harness.sentinel("Library", latitude: library.latitude, longitude: library.longitude)
+        return (harness, cafeToken, libraryToken)
+    }
+
+    static func fusedSealedAndPrivate(_ backend: Backend) async throws {
+        let (harness, cafeToken, libraryToken) = try await cafeAndLibrary(backend)
         try await harness.run { client in
             let ann = try await client.owner("ann@example.org")
             let bike = try await client.bike(ann)
@@ -142,9 +148,7 @@ enum EstimateScenarios {
     /// server's, `SentinelHeartbeat.ownClockTolerance`); the station's says 4 minutes fast, so it stamps by the
     /// server's clock (`ServerTime`) and nothing is taken off its stamps. The cafe's clock is right.
     static func clockOffsets(_ backend: Backend) async throws {
-        let harness = try await Harness.make(backend)
-        let (_, cafeToken) = try await harness.sentinel("Cafe Rosa", latitude: cafe.latitude, longitude: cafe.longitude)
-        let (_, libraryToken) = try await harness.sentinel("Library", latitude: library.latitude, longitude: library.longitude)
+        let (harness, cafeToken, libraryToken) = try await cafeAndLibrary(backend)
         let (_, stationToken) = try await harness.sentinel("Station", latitude: cafe.latitude, longitude: 5.1221)
         try await harness.run { client in
             for (token, offset) in [(cafeToken, 0.0), (libraryToken, 90), (stationToken, 240)] {
@@ -199,9 +203,7 @@ enum EstimateScenarios {
     /// the batch's events too. A bike whose window holds more than the query's share of rows (500 a bike) does not
     /// crowd another out: the bike sorting first has 1 000 sightings, and the one sorting last still gets its estimate.
     static func oneQueryForABatch(_ backend: Backend) async throws {
-        let harness = try await Harness.make(backend)
-        let (_, cafeToken) = try await harness.sentinel("Cafe Rosa", latitude: cafe.latitude, longitude: cafe.longitude)
-        let (_, libraryToken) = try await harness.sentinel("Library", latitude: library.latitude, longitude: library.longitude)
+        let (harness, cafeToken, libraryToken) = try await cafeAndLibrary(backend)
         try await harness.run { client in
             let ann = try await client.owner("ann@example.org")
             var bikes: [(bike: Bike, minor: Int)] = []
