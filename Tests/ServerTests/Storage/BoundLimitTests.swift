@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// SQLite (3.54) marks a statement whose LIMIT or OFFSET is bound to be prepared again when it is bound, and SQLiteNIO
@@ -13,8 +14,7 @@ struct BoundLimitTests {
     @Test func noQueryBindsItsLimitOrOffset() throws {
         #expect(Self.bindsLimit(#"ORDER BY time_ms LIMIT \(bind: limit)"#) && Self.bindsLimit(#"limit 5 offset \(bind: skip)"#))
         #expect(!Self.bindsLimit(#"ORDER BY time_ms LIMIT \(literal: limit)"#))
-        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
+        let sources = Paths.repository.appendingPathComponent("Sources")
         let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
             .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }
         #expect(files.count > 100, "the sources were not found under \(sources.path)")
