@@ -92,8 +92,9 @@ public struct Locator: Sendable {
             point.x = previous.point.x + configuration.smoothing * (point.x - previous.point.x)
             point.y = previous.point.y + configuration.smoothing * (point.y - previous.point.y)
         }
-        let fix = Fix(time: group.time, point: point, radius50: configuration.radius50Scale * fit.spread,
-                      radius90: configuration.radius90Scale * fit.spread, receivers: observations.count, unplaced: unplaced)
+        let scale = configuration.radiusScale(receivers: observations.count)
+        let fix = Fix(time: group.time, point: point, radius50: scale.radius50 * fit.spread,
+                      radius90: scale.radius90 * fit.spread, receivers: observations.count, unplaced: unplaced)
         previous = fix
         return fix
     }

@@ -27,10 +27,12 @@ public struct LocatorConfiguration: Sendable, Equatable {
     /// Least horizontal distance the model uses, metres: a tag is rarely at a receiver's antenna,
     /// and log-distance has no value at 0.
     public var nearestRange: Double
-    /// radius50 and radius90 are these multiples of the fit's spread (see `PositionFit.spread`),
-    /// the 50 % and 90 % quantiles of error ÷ spread on tracks with ground truth.
-    public var radius50Scale: Double
-    public var radius90Scale: Double
+    /// radius50 and radius90 as multiples of the fit's spread (see `PositionFit.spread`), by how
+    /// many receivers contributed: entry i for i + 1 receivers, the last for that many and more.
+    /// Fewer receivers leave the fit less to check itself against (three fit the point and the
+    /// common shift exactly), so the same spread misses by more; one scale for all would hold
+    /// where it was chosen and fail on a site with fewer receivers.
+    public var radiusScales: [RadiusScale]
     /// Prior standard deviation, dB, of a shift common to every level (the tag's power, the site):
     /// small when every receiver was calibrated on site, wide when one was not.
     public var offsetSpreadCalibrated: Double
@@ -54,8 +56,7 @@ public struct LocatorConfiguration: Sendable, Equatable {
         priorScale: Double = 0.6,
         smoothing: Double = 1,
         nearestRange: Double = 0.5,
-        radius50Scale: Double = 0.68,
-        radius90Scale: Double = 1.32,
+        radiusScales: [RadiusScale] = Self.philotuxoRadiusScales,
         offsetSpreadCalibrated: Double = 2,
         offsetSpreadUncalibrated: Double = 10,
         offsetFloor: Double = 1.5,
@@ -73,14 +74,28 @@ public struct LocatorConfiguration: Sendable, Equatable {
         self.priorScale = priorScale
         self.smoothing = smoothing
         self.nearestRange = nearestRange
-        self.radius50Scale = radius50Scale
-        self.radius90Scale = radius90Scale
+        self.radiusScales = radiusScales
         self.offsetSpreadCalibrated = offsetSpreadCalibrated
         self.offsetSpreadUncalibrated = offsetSpreadUncalibrated
         self.offsetFloor = offsetFloor
         self.offsetMemory = max(1, offsetMemory)
         self.noisePrior = noisePrior
     }
+
+    /// The multiples of the spread for a fix from `receivers` receivers.
+    public func radiusScale(receivers: Int) -> RadiusScale {
+        let scales = radiusScales.isEmpty ? Self.philotuxoRadiusScales : radiusScales
+        return scales[min(max(receivers, 1), scales.count) - 1]
+    }
+
+    /// The 50 % and 90 % quantiles of error ÷ spread for 1 to 12 receivers on the philotuxo tracks,
+    /// each also run with sets of fewer of its receivers (`bikebeacon-bench locate` prints them).
+    public static let philotuxoRadiusScales: [RadiusScale] = [
+        RadiusScale(radius50: 1.18, radius90: 5.83), RadiusScale(radius50: 1.18, radius90: 2.75), RadiusScale(radius50: 1.18, radius90: 2.75),
+        RadiusScale(radius50: 0.96, radius90: 2.75), RadiusScale(radius50: 0.89, radius90: 1.84), RadiusScale(radius50: 0.82, radius90: 1.84),
+        RadiusScale(radius50: 0.82, radius90: 1.84), RadiusScale(radius50: 0.82, radius90: 1.61), RadiusScale(radius50: 0.82, radius90: 1.61),
+        RadiusScale(radius50: 0.78, radius90: 1.50), RadiusScale(radius50: 0.78, radius90: 1.50), RadiusScale(radius50: 0.68, radius90: 1.33),
+    ]
 
     /// The path-loss model and shadowing for a receiver calibrated as `calibration`.
     public func model(for calibration: ReceiverCalibration) -> (rssiAt1m: Double, exponent: Double, shadowing: Double) {
@@ -89,5 +104,17 @@ public struct LocatorConfiguration: Sendable, Equatable {
         case .onePoint(let power): (power, defaultExponent, shadowingOnePoint)
         case let .twoPoint(power, exponent): (power, exponent, shadowingTwoPoint)
         }
+    }
+}
+
+/// radius50 and radius90 as multiples of a fit's spread: the 50 % and 90 % quantiles of error ÷
+/// spread where the truth was known.
+public struct RadiusScale: Sendable, Equatable {
+    public var radius50: Double
+    public var radius90: Double
+
+    public init(radius50: Double, radius90: Double) {
+        self.radius50 = radius50
+        self.radius90 = radius90
     }
 }

@@ -97,8 +97,9 @@ public enum SightingFusion {
         // outside what their levels say by up to `miss` metres; the radius grows by it, and the point does not jump.
         let miss = observations.map { max(0, fit.point.distance(to: $0.position) - $0.distance - $0.positionAccuracy) }.max() ?? 0
         let spread = (fit.spread * fit.spread + miss * miss).squareRoot()
+        let scale = configuration.radiusScale(receivers: observations.count)
         return FusedEstimate(latitude: place.latitude, longitude: place.longitude,
-                             radius50: configuration.radius50Scale * spread, radius90: configuration.radius90Scale * spread,
+                             radius50: scale.radius50 * spread, radius90: scale.radius90 * spread,
                              sources: Array(Set(placed.map(\.sentinel))).sorted(), unplaced: unplaced.subtracting(placed.map(\.sentinel)).sorted(),
                              othersHome: placed.contains(where: \.othersHome))
     }

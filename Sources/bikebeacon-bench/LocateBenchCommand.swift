@@ -37,7 +37,10 @@ struct LocateBenchCommand: ParsableCommand {
         print(Self.table(result))
         print("")
         print("ours on the same held-out tracks as a site we never saw would give them (median error m, in50, in90; constants chosen with and without calibration, on none of the last three):")
-        print(Self.conditions(result))
+        print(Self.conditions(result, LocateBench.Condition.otherSites))
+        print("")
+        print("ours on the same held-out tracks with less to go on: \(LocateBench.Condition.subsetRuns) random sets of 3 or 6 receivers, or each receiver's readings 1 in 4 (median error m, in50, in90; then in50, in90 with one radius scale for any count of receivers, the twelve's):")
+        print(Self.conditions(result, LocateBench.Condition.lessToGoOn, oneScale: true))
         print("")
         print(Self.chosen(result))
         print(Self.speed(result))
@@ -57,24 +60,32 @@ struct LocateBenchCommand: ParsableCommand {
         return Table.render(header: header, rows: result.tracks.map { row($0.track, $0.scores) } + [row("all tracks", result.all)])
     }
 
-    static func conditions(_ result: LocateBench.Result) -> String {
-        let conditions = LocateBench.Condition.allCases.dropFirst()
-        let header = ["track"] + conditions.flatMap { ["\($0.rawValue) med", "in50", "in90"] }
-        func row(_ name: String, _ scores: [LocateBench.Score]) -> [String] {
-            [name] + scores.flatMap { [fmt($0.median, 2), fmt(($0.inside50 ?? .nan) * 100, 0) + "%", fmt(($0.inside90 ?? .nan) * 100, 0) + "%"] }
+    static func conditions(_ result: LocateBench.Result, _ shown: [LocateBench.Condition], oneScale: Bool = false) -> String {
+        let columns = shown.compactMap { LocateBench.Condition.allCases.dropFirst().firstIndex(of: $0).map { $0 - 1 } }
+        let header = ["track"] + shown.flatMap { ["\($0.rawValue) med", "in50", "in90"] + (oneScale ? ["one scale in50", "in90"] : []) }
+        func percent(_ share: Double?) -> String { fmt((share ?? .nan) * 100, 0) + "%" }
+        func row(_ name: String, _ scores: [LocateBench.Score], _ oneScaleScores: [LocateBench.Score]) -> [String] {
+            [name] + columns.flatMap { c in
+                [fmt(scores[c].median, 2), percent(scores[c].inside50), percent(scores[c].inside90)]
+                    + (oneScale ? [percent(oneScaleScores[c].inside50), percent(oneScaleScores[c].inside90)] : [])
+            }
         }
-        return Table.render(header: header, rows: result.tracks.map { row($0.track, $0.conditions) } + [row("all tracks", result.allConditions)])
+        return Table.render(header: header, rows: result.tracks.map { row($0.track, $0.conditions, $0.oneScaleConditions) }
+            + [row("all tracks", result.allConditions, result.allOneScaleConditions)])
     }
 
     static func chosen(_ result: LocateBench.Result) -> String {
-        "chosen per fold (prior × median distance, smoothing, r50 scale, r90 scale): " + result.tracks.map { track in
+        "chosen per fold (prior × median distance, smoothing, r50 and r90 scales with 12 receivers): " + result.tracks.map { track in
             let c = track.chosen
             return "\(track.track) \(Self.describe(c))"
-        }.joined(separator: ", ") + "; on all tracks (the shipped defaults): \(Self.describe(result.chosenOnAll))"
+        }.joined(separator: ", ") + "; on all tracks (the shipped defaults): \(Self.describe(result.chosenOnAll))\n"
+            + "radius scales on all tracks (r50/r90) for 1, 2, … receivers: "
+            + result.chosenOnAll.radiusScales.map { "\(fmt($0.radius50, 2))/\(fmt($0.radius90, 2))" }.joined(separator: " ")
     }
 
     static func describe(_ c: LocatorConfiguration) -> String {
-        "\(fmt(c.priorScale, 1))/\(fmt(c.smoothing, 1))/\(fmt(c.radius50Scale, 2))/\(fmt(c.radius90Scale, 2))"
+        let scale = c.radiusScale(receivers: 12)
+        return "\(fmt(c.priorScale, 1))/\(fmt(c.smoothing, 1))/\(fmt(scale.radius50, 2))/\(fmt(scale.radius90, 2))"
     }
 
     static func speed(_ result: LocateBench.Result) -> String {

@@ -100,6 +100,35 @@ struct LocatorTests {
         #expect(Array(all.prefix(early.count).map(\.fix)) == early)
     }
 
+    /// A site with three receivers, not twelve: the fit has as many numbers to find as levels to
+    /// find them from, and misses by more than its spread says. The radii scale by how many
+    /// receivers contributed, so radius90 still holds about 9 times in 10; one scale for all, the
+    /// twelve receivers' 1.33, held about two times in three.
+    @Test func fewerReceiversKeepTheirRadiiHonest() throws {
+        func inside(_ configuration: LocatorConfiguration) throws -> (r50: Double, r90: Double) {
+            var random = SplitMix64(seed: 3)
+            var inside = (r50: 0, r90: 0, fixes: 0)
+            for _ in 0..<12 {
+                let three = Array(Straight04.receivers().shuffled(using: &random).prefix(3))
+                var locator = try Locator(receivers: three, configuration: configuration)
+                for row in Straight04.rows where three.contains(where: { $0.id == row.reading.receiver }) {
+                    guard let fix = try locator.add(row.reading) else { continue }
+                    let error = fix.point.distance(to: row.truth)
+                    inside.r50 += error <= fix.radius50 ? 1 : 0
+                    inside.r90 += error <= fix.radius90 ? 1 : 0
+                    inside.fixes += 1
+                }
+            }
+            try #require(inside.fixes >= 150)
+            return (Double(inside.r50) / Double(inside.fixes), Double(inside.r90) / Double(inside.fixes))
+        }
+        let scaled = try inside(LocatorConfiguration())
+        let one = try inside(LocatorConfiguration(radiusScales: [RadiusScale(radius50: 0.68, radius90: 1.33)]))
+        #expect(scaled.r90 >= 0.82 && scaled.r90 <= 0.97, "within radius90 in \(scaled.r90 * 100) % of fixes")
+        #expect(scaled.r50 >= 0.35 && scaled.r50 <= 0.7, "within radius50 in \(scaled.r50 * 100) % of fixes")
+        #expect(one.r90 < scaled.r90 - 0.1, "one scale for all: \(one.r90 * 100) %, by receivers: \(scaled.r90 * 100) %")
+    }
+
     @Test func oneReceiverGivesItsPlaceWithAnHonestRadius() throws {
         let receiver = Receiver(id: "gate", position: PlanePoint(x: 12, y: -4), calibration: .onePoint(rssiAt1m: -60))
         var locator = try Locator(receivers: [receiver])

@@ -59,6 +59,28 @@ public enum LocateBench {
         case weakerTag = "no calibration, tag 10 dB weaker"
         case steeperLoss = "no calibration, path loss 1.5x steeper"
         case largerSite = "no calibration, a site twice the size"
+        case threeReceivers = "no calibration, 3 of the receivers"
+        case sixReceivers = "no calibration, 6 of the receivers"
+        case sparserReadings = "no calibration, 1 reading in 4"
+
+        /// The conditions that remake the site, and those that give the locator less to go on.
+        public static let otherSites: [Condition] = [.uncalibrated, .weakerTag, .steeperLoss, .largerSite]
+        public static let lessToGoOn: [Condition] = [.threeReceivers, .sixReceivers, .sparserReadings]
+
+        /// How many of the receivers a site like this has: each held-out track is run with
+        /// `subsetRuns` sets of that many, drawn at random; nil for all of them.
+        var receivers: Int? {
+            switch self {
+            case .threeReceivers: 3
+            case .sixReceivers: 6
+            default: nil
+            }
+        }
+
+        public static let subsetRuns = 5
+
+        /// Each receiver's readings kept: one in this many (receivers that report less often).
+        var readingsKept: Int { self == .sparserReadings ? 4 : 1 }
 
         /// How much larger this condition's site is: receivers and truth are placed this many times
         /// as far from the origin.
@@ -70,7 +92,7 @@ public enum LocateBench {
         func reading(_ reading: Reading) -> Reading {
             var reading = reading
             switch self {
-            case .calibrated, .uncalibrated: break
+            case .calibrated, .uncalibrated, .threeReceivers, .sixReceivers, .sparserReadings: break
             case .weakerTag: reading.rssi = max(-126, reading.rssi - 10)
             case .steeperLoss: reading.rssi = min(-1, max(-126, -59 + 1.5 * (reading.rssi + 59)))
             case .largerSite: reading.rssi = max(-126, reading.rssi - 16.5 * log10(scale))
@@ -88,16 +110,20 @@ public enum LocateBench {
         public var scores: [Score]
         var errors: [[Double]]
         var radii: [(r50: Double, r90: Double)]
-        var conditionRuns: [(errors: [Double], radii: [(r50: Double, r90: Double)])]
+        var conditionRuns: [Run]
+        /// The same with one radius scale for any count of receivers (the twelve receivers'), as before the scales were by count.
+        var oneScaleRuns: [Run]
         /// Ours under each `Condition` after the first (the first is `scores[0]`).
         public var conditions: [Score] { conditionRuns.map { Score(errors: $0.errors, radii: $0.radii) } }
+        public var oneScaleConditions: [Score] { oneScaleRuns.map { Score(errors: $0.errors, radii: $0.radii) } }
     }
 
     public struct Result: Sendable {
         public var tracks: [TrackResult]
         public var all: [Score]
-        /// Ours over all tracks under each `Condition` after the first.
+        /// Ours over all tracks under each `Condition` after the first, with the scales by count and with one scale.
         public var allConditions: [Score]
+        public var allOneScaleConditions: [Score]
         /// CPU seconds per estimate, same order as the scores.
         public var secondsPerEstimate: [Double]
         /// The same rule on all the tracks: what `LocatorConfiguration`'s defaults should be.
@@ -123,7 +149,14 @@ public enum LocateBench {
             let ours = runOurs(receivers, chosen, track)
             cpu[0] += cpuSeconds() - before
             let plain = uncalibrated(receivers)
-            let conditions = Condition.allCases.dropFirst().map { runOurs(plain, chosen, track, condition: $0) }
+            var oneScale = chosen
+            oneScale.radiusScales = [chosen.radiusScale(receivers: data.sensors.count)]
+            let conditions = [chosen, oneScale].map { configuration in
+                Condition.allCases.dropFirst().map { condition in
+                    subsets(plain, size: condition.receivers, runs: Condition.subsetRuns, seed: UInt64(heldOut))
+                        .reduce(into: Run()) { $0.append(runOurs($1, configuration, track, condition: condition)) }
+                }
+            }
             var errors = [ours.errors]
             let groups = anchorInput(receivers, chosen, track, sensors: data.sensors)
             let bounds = box(data.sensors)
@@ -137,17 +170,19 @@ public enum LocateBench {
             results.append(TrackResult(
                 track: track.name, chosen: chosen,
                 scores: [Score(errors: ours.errors, radii: ours.radii)] + errors.dropFirst().map { Score(errors: $0) },
-                errors: errors, radii: ours.radii, conditionRuns: conditions
+                errors: errors, radii: ours.radii, conditionRuns: conditions[0], oneScaleRuns: conditions[1]
             ))
         }
         let all = Result.methods.indices.map { m in
             Score(errors: results.flatMap { $0.errors[m] }, radii: m == 0 ? results.flatMap(\.radii) : nil)
         }
-        let allConditions = Condition.allCases.dropFirst().indices.map { c in
-            Score(errors: results.flatMap { $0.conditionRuns[c - 1].errors }, radii: results.flatMap { $0.conditionRuns[c - 1].radii })
+        func pooled(_ runs: KeyPath<TrackResult, [Run]>) -> [Score] {
+            Condition.allCases.dropFirst().indices.map { c in
+                Score(errors: results.flatMap { $0[keyPath: runs][c - 1].errors }, radii: results.flatMap { $0[keyPath: runs][c - 1].radii })
+            }
         }
         let shipped = choose(on: data.tracks, receivers: calibratedReceivers(data.sensors, on: data.tracks), base: base)
-        return Result(tracks: results, all: all, allConditions: allConditions, secondsPerEstimate: cpu.map { $0 / Double(max(1, estimates)) }, chosenOnAll: shipped)
+        return Result(tracks: results, all: all, allConditions: pooled(\.conditionRuns), allOneScaleConditions: pooled(\.oneScaleRuns), secondsPerEstimate: cpu.map { $0 / Double(max(1, estimates)) }, chosenOnAll: shipped)
     }
 
     /// The candidate with the lowest mean of per-track median errors on `training`, with the radius
@@ -164,17 +199,56 @@ public enum LocateBench {
             return (configuration, medians.reduce(0, +) / Double(medians.count))
         }
         var chosen = scored.min { $0.1 < $1.1 }?.0 ?? base
-        chosen.radius50Scale = 1
-        chosen.radius90Scale = 1
-        let ratios = [receivers, uncalibrated(receivers)].flatMap { receivers in
-            training.flatMap { track in
-                let run = runOurs(receivers, chosen, track)
-                return zip(run.errors, run.radii).map { $0 / $1.r50 }
+        chosen.radiusScales = [RadiusScale(radius50: 1, radius90: 1)]
+        var ratios: [Int: [Double]] = [:]
+        for receivers in [receivers, uncalibrated(receivers)] {
+            for (index, track) in training.enumerated() {
+                for sizes in 1...receivers.count {
+                    let size = sizes < receivers.count ? sizes : nil
+                    for subset in subsets(receivers, size: size, runs: 1, seed: UInt64(index * 100 + sizes)) {
+                        let run = runOurs(subset, chosen, track)
+                        for (count, (error, radii)) in zip(run.receivers, zip(run.errors, run.radii)) {
+                            ratios[count, default: []].append(error / radii.r50)
+                        }
+                    }
+                }
             }
-        }.sorted()
-        chosen.radius50Scale = RSSISummary.quantile(ratios, 0.5)
-        chosen.radius90Scale = RSSISummary.quantile(ratios, 0.9)
+        }
+        chosen.radiusScales = radiusScales(ratios)
         return chosen
+    }
+
+    /// Fixes of one count of receivers that are enough to take quantiles from.
+    static let fewestRatios = 50
+
+    /// The 50 % and 90 % quantiles of error ÷ spread for each count of receivers, 1 up to the most
+    /// seen. A count with too few fixes takes the next larger count's; and no count gets smaller
+    /// multiples than a larger one, as more receivers never leave the fit less sure.
+    static func radiusScales(_ ratios: [Int: [Double]]) -> [RadiusScale] {
+        let most = ratios.filter { $0.value.count >= fewestRatios }.keys.max() ?? 1
+        var scales: [RadiusScale] = []
+        var larger: RadiusScale?
+        for count in (1...most).reversed() {
+            var scale = larger ?? RadiusScale(radius50: 1, radius90: 1)
+            if let values = ratios[count], values.count >= fewestRatios {
+                let sorted = values.sorted()
+                scale = RadiusScale(radius50: RSSISummary.quantile(sorted, 0.5), radius90: RSSISummary.quantile(sorted, 0.9))
+            }
+            if let larger {
+                scale.radius50 = max(scale.radius50, larger.radius50)
+                scale.radius90 = max(scale.radius90, larger.radius90)
+            }
+            scales.append(scale)
+            larger = scale
+        }
+        return scales.reversed()
+    }
+
+    /// `runs` sets of `size` of the receivers, drawn at random from `seed`; all of them once when `size` is nil.
+    static func subsets(_ receivers: [Receiver], size: Int?, runs: Int, seed: UInt64) -> [[Receiver]] {
+        guard let size, size < receivers.count else { return [receivers] }
+        var random = SplitMix64(seed: seed)
+        return (0..<runs).map { _ in Array(receivers.shuffled(using: &random).prefix(size)) }
     }
 
     /// Each sensor with the path-loss model fitted to the training rows (two-point calibration:
@@ -199,18 +273,37 @@ public enum LocateBench {
         receivers.map { Receiver(id: $0.id, position: $0.position) }
     }
 
-    /// The locator on one track: each fix's error against the truth at the reading that made it, and its radii.
-    static func runOurs(_ receivers: [Receiver], _ configuration: LocatorConfiguration, _ track: PhilotuxoPositions.Track,
-                        condition: Condition = .calibrated) -> (errors: [Double], radii: [(r50: Double, r90: Double)]) {
-        let receivers = receivers.map { Receiver(id: $0.id, position: $0.position.map(condition.place), calibration: $0.calibration) }
-        guard var locator = try? Locator(receivers: receivers, configuration: configuration) else { return ([], []) }
-        var errors: [Double] = [], radii: [(r50: Double, r90: Double)] = []
-        for row in track.rows {
-            guard let fix = try? locator.add(condition.reading(row.reading)) else { continue }
-            errors.append(fix.point.distance(to: condition.place(row.truth)))
-            radii.append((fix.radius50, fix.radius90))
+    /// The locator's fixes on a track: each one's error against the truth at the reading that made
+    /// it, its radii, and how many receivers it drew on.
+    struct Run {
+        var errors: [Double] = []
+        var radii: [(r50: Double, r90: Double)] = []
+        var receivers: [Int] = []
+
+        mutating func append(_ other: Run) {
+            errors += other.errors
+            radii += other.radii
+            receivers += other.receivers
         }
-        return (errors, radii)
+    }
+
+    /// The locator on one track, with `receivers` only (readings of others are left out).
+    static func runOurs(_ receivers: [Receiver], _ configuration: LocatorConfiguration, _ track: PhilotuxoPositions.Track,
+                        condition: Condition = .calibrated) -> Run {
+        let receivers = receivers.map { Receiver(id: $0.id, position: $0.position.map(condition.place), calibration: $0.calibration) }
+        let heard = Set(receivers.map(\.id))
+        guard var locator = try? Locator(receivers: receivers, configuration: configuration) else { return Run() }
+        var run = Run()
+        var readings: [String: Int] = [:]
+        for row in track.rows where heard.contains(row.reading.receiver) {
+            readings[row.reading.receiver, default: 0] += 1
+            guard (readings[row.reading.receiver] ?? 0) % condition.readingsKept == 0,
+                  let fix = try? locator.add(condition.reading(row.reading)) else { continue }
+            run.errors.append(fix.point.distance(to: condition.place(row.truth)))
+            run.radii.append((fix.radius50, fix.radius90))
+            run.receivers.append(fix.receivers)
+        }
+        return run
     }
 
     /// The same fixes as the locator's, as the anchors take them.
