@@ -91,10 +91,10 @@ public struct LocatorConfiguration: Sendable, Equatable {
     /// The 50 % and 90 % quantiles of error ÷ spread for 1 to 12 receivers on the philotuxo tracks,
     /// each also run with sets of fewer of its receivers (`bikebeacon-bench locate` prints them).
     public static let philotuxoRadiusScales: [RadiusScale] = [
-        RadiusScale(radius50: 1.18, radius90: 5.83), RadiusScale(radius50: 1.18, radius90: 2.75), RadiusScale(radius50: 1.18, radius90: 2.75),
-        RadiusScale(radius50: 0.96, radius90: 2.75), RadiusScale(radius50: 0.89, radius90: 1.84), RadiusScale(radius50: 0.82, radius90: 1.84),
-        RadiusScale(radius50: 0.82, radius90: 1.84), RadiusScale(radius50: 0.82, radius90: 1.61), RadiusScale(radius50: 0.82, radius90: 1.61),
-        RadiusScale(radius50: 0.78, radius90: 1.50), RadiusScale(radius50: 0.78, radius90: 1.50), RadiusScale(radius50: 0.68, radius90: 1.33),
+        RadiusScale(radius50: 1.24, radius90: 6.81), RadiusScale(radius50: 1.24, radius90: 2.51), RadiusScale(radius50: 1.24, radius90: 2.51),
+        RadiusScale(radius50: 1.00, radius90: 2.30), RadiusScale(radius50: 1.00, radius90: 2.30), RadiusScale(radius50: 0.89, radius90: 2.02),
+        RadiusScale(radius50: 0.89, radius90: 2.02), RadiusScale(radius50: 0.86, radius90: 1.77), RadiusScale(radius50: 0.86, radius90: 1.77),
+        RadiusScale(radius50: 0.81, radius90: 1.60), RadiusScale(radius50: 0.81, radius90: 1.60), RadiusScale(radius50: 0.72, radius90: 1.43),
     ]
 
     /// The path-loss model and shadowing for a receiver calibrated as `calibration`.

@@ -51,7 +51,8 @@ public struct PositionFit: Sendable, Equatable {
     /// What the radius is a multiple of, metres: the standard deviation, the disagreement between
     /// the fit and the plain centroid (a receiver the fit discounts pulls the centroid away), and
     /// the receivers' own place accuracy, in quadrature. With one receiver, its distance stands in
-    /// for the disagreement: the tag is somewhere around it.
+    /// for the disagreement: the tag is somewhere around it. Levels that miss by more than assumed
+    /// (`noiseScale`) widen the first two alike: noisier levels pull the fit and the centroid apart too.
     public var spread: Double
 
     /// How far the levels sit above the model, dB, fitted with the point when `offsetSpread` > 0: one
@@ -65,7 +66,7 @@ public struct PositionFit: Sendable, Equatable {
 
     /// Nil for no observations. `offsetSpread`: standard deviation, dB, of the prior on a common
     /// shift of every level (mean 0); 0 fits none. `noiseScale`: how much larger the levels' misses
-    /// are than their shadowing says, as learnt over earlier fixes; it widens the spread, not the fit.
+    /// are than their shadowing says, as learnt over earlier fixes; it scales the spread, not the fit.
     public static func fit(_ observations: [Observation], configuration: LocatorConfiguration, offsetSpread: Double = 0,
                            noiseScale: Double = 1) -> PositionFit? {
         let distances = observations.map(\.distance)
@@ -137,7 +138,7 @@ public struct PositionFit: Sendable, Equatable {
         }
         let disagreement = observations.count == 1 ? distances[0] : point.distance(to: centroid)
         let accuracy = observations.map(\.positionAccuracy).reduce(0, +) / Double(observations.count)
-        let spread = (variance * noiseScale * noiseScale + disagreement * disagreement + accuracy * accuracy).squareRoot()
+        let spread = ((variance + disagreement * disagreement) * noiseScale * noiseScale + accuracy * accuracy).squareRoot()
         return PositionFit(point: point, centroid: centroid, standardDeviation: variance.squareRoot(), spread: spread, offset: offset, noiseRatio: noiseRatio)
     }
 

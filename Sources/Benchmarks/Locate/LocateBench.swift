@@ -205,7 +205,7 @@ public enum LocateBench {
             for (index, track) in training.enumerated() {
                 for sizes in 1...receivers.count {
                     let size = sizes < receivers.count ? sizes : nil
-                    for subset in subsets(receivers, size: size, runs: 1, seed: UInt64(index * 100 + sizes)) {
+                    for subset in subsets(receivers, size: size, runs: trainingSubsets, seed: UInt64(index * 100 + sizes)) {
                         let run = runOurs(subset, chosen, track)
                         for (count, (error, radii)) in zip(run.receivers, zip(run.errors, run.radii)) {
                             ratios[count, default: []].append(error / radii.r50)
@@ -217,6 +217,10 @@ public enum LocateBench {
         chosen.radiusScales = radiusScales(ratios)
         return chosen
     }
+
+    /// Random sets of each smaller number of receivers each training track is also run with: a set's
+    /// geometry sways its quantiles more than its length does, so several.
+    static let trainingSubsets = 3
 
     /// Fixes of one count of receivers that are enough to take quantiles from.
     static let fewestRatios = 50
