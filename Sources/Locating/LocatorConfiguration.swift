@@ -106,15 +106,3 @@ public struct LocatorConfiguration: Sendable, Equatable {
         }
     }
 }
-
-/// radius50 and radius90 as multiples of a fit's spread: the 50 % and 90 % quantiles of error ÷
-/// spread where the truth was known.
-public struct RadiusScale: Sendable, Equatable {
-    public var radius50: Double
-    public var radius90: Double
-
-    public init(radius50: Double, radius90: Double) {
-        self.radius50 = radius50
-        self.radius90 = radius90
-    }
-}
