@@ -5,8 +5,9 @@ import Proximity
 ///
 /// A fix is made at the first reading at least `interval` seconds after the previous fix; at it,
 /// each receiver's level is the median of its own readings of the last `window` seconds (the
-/// median shrugs off the 10–20 dB fades of single readings), and a receiver with none in the
-/// window is left out. Readings are taken in time order; one stamped up to a second before the
+/// median shrugs off the 10–20 dB fades of single readings). A receiver with none in the window
+/// gives its newest reading while that is younger than `longestWindow` seconds, with its age (a site whose
+/// receivers report every few seconds still has them in each fix); older, it is left out. Readings are taken in time order; one stamped up to a second before the
 /// newest counts as arriving with it (receivers reorder a little).
 public struct FixGrouping: Sendable {
     /// A receiver's level at one fix.
@@ -15,6 +16,8 @@ public struct FixGrouping: Sendable {
         public var receiver: Int
         public var rssi: Double
         public var count: Int
+        /// Seconds from the newest reading in the level to the fix.
+        public var age: Double
     }
 
     /// The levels at one fix.
@@ -24,13 +27,14 @@ public struct FixGrouping: Sendable {
     }
 
     public let window: Double
+    public let longestWindow: Double
     public let interval: Double
     private let index: [String: Int]
     private var recent: [[(time: Double, rssi: Double)]]
     private var newest: Double?
     private var lastFix: Double?
 
-    public init(receivers: [String], window: Double, interval: Double) throws(LocatingError) {
+    public init(receivers: [String], window: Double, longestWindow: Double, interval: Double) throws(LocatingError) {
         var index: [String: Int] = [:]
         for (position, id) in receivers.enumerated() {
             guard index[id] == nil else { throw .duplicateReceiver(id) }
@@ -38,6 +42,7 @@ public struct FixGrouping: Sendable {
         }
         self.index = index
         self.window = window
+        self.longestWindow = max(window, longestWindow)
         self.interval = interval
         recent = Array(repeating: [], count: receivers.count)
     }
@@ -58,9 +63,12 @@ public struct FixGrouping: Sendable {
         lastFix = time
         var levels: [Level] = []
         for receiver in recent.indices {
-            recent[receiver].removeAll { $0.time <= time - window }
-            guard !recent[receiver].isEmpty else { continue }
-            levels.append(Level(receiver: receiver, rssi: RSSISummary.quantile(recent[receiver].map(\.rssi).sorted(), 0.5), count: recent[receiver].count))
+            recent[receiver].removeAll { $0.time <= time - longestWindow }
+            guard let newestReading = recent[receiver].last else { continue }
+            let inWindow = recent[receiver].filter { $0.time > time - window }
+            let used = inWindow.isEmpty ? [newestReading] : inWindow
+            levels.append(Level(receiver: receiver, rssi: RSSISummary.quantile(used.map(\.rssi).sorted(), 0.5), count: used.count,
+                                age: time - newestReading.time))
         }
         return Group(time: time, levels: levels)
     }

@@ -63,7 +63,8 @@ public struct Locator: Sendable {
         self.configuration = configuration
         initialOffsetSpread = receivers.allSatisfy { $0.calibration != .none }
             ? configuration.offsetSpreadCalibrated : configuration.offsetSpreadUncalibrated
-        grouping = try FixGrouping(receivers: receivers.map(\.id), window: configuration.window, interval: configuration.interval)
+        grouping = try FixGrouping(receivers: receivers.map(\.id), window: configuration.window, longestWindow: configuration.longestWindow,
+                                   interval: configuration.interval)
     }
 
     /// Takes one reading; a fix when it completes one.
@@ -113,14 +114,17 @@ public struct Locator: Sendable {
         return (configuration.offsetFloor * configuration.offsetFloor + initialOffsetSpread * initialOffsetSpread / (1 + learnt)).squareRoot()
     }
 
-    /// The observations of a group's placed receivers, through each one's calibration.
+    /// The observations of a group's placed receivers, through each one's calibration. A level older
+    /// than the window is where the tag was up to `tagSpeed` × its age ago: its place counts as off by that.
     public static func observations(_ group: FixGrouping.Group, receivers: [Receiver], configuration: LocatorConfiguration) -> [Observation] {
         group.levels.compactMap { level in
             let receiver = receivers[level.receiver]
             guard let position = receiver.position else { return nil }
             let model = configuration.model(for: receiver.calibration)
+            let place = receiver.positionAccuracy ?? 0
+            let moved = level.age > configuration.window ? configuration.tagSpeed * level.age : 0
             return Observation(position: position, level: level.rssi, rssiAt1m: model.rssiAt1m, exponent: model.exponent,
-                               shadowing: model.shadowing, positionAccuracy: receiver.positionAccuracy ?? 0)
+                               shadowing: model.shadowing, positionAccuracy: (place * place + moved * moved).squareRoot())
         }
     }
 }

@@ -3,6 +3,12 @@
 public struct LocatorConfiguration: Sendable, Equatable {
     /// A receiver's level at a fix is the median of its readings of the last this many seconds.
     public var window: Double
+    /// A receiver with no reading in the window gives its newest while that is younger than
+    /// this many seconds: on philotuxo's readings kept 1 in 10, the median error fell from 3.7 to 2.9 m.
+    public var longestWindow: Double
+    /// How fast the tag may move, m/s (a walking pace): a level older than the window is about
+    /// where the tag was, so it counts as if the receiver's place were off by this times its age.
+    public var tagSpeed: Double
     /// A fix is made at the first reading at least this many seconds after the previous fix.
     public var interval: Double
     /// Spread of a level about the path-loss model (log-normal shadowing), dB, by calibration kind:
@@ -46,6 +52,8 @@ public struct LocatorConfiguration: Sendable, Equatable {
 
     public init(
         window: Double = 3,
+        longestWindow: Double = 10,
+        tagSpeed: Double = 1,
         interval: Double = 1,
         shadowingTwoPoint: Double = 6,
         shadowingOnePoint: Double = 7,
@@ -64,6 +72,8 @@ public struct LocatorConfiguration: Sendable, Equatable {
         noisePrior: Double = 10
     ) {
         self.window = window
+        self.longestWindow = longestWindow
+        self.tagSpeed = tagSpeed
         self.interval = interval
         self.shadowingTwoPoint = shadowingTwoPoint
         self.shadowingOnePoint = shadowingOnePoint

@@ -39,7 +39,7 @@ struct LocateBenchCommand: ParsableCommand {
         print("ours on the same held-out tracks as a site we never saw would give them (median error m, in50, in90; constants chosen with and without calibration, on none of the last three):")
         print(Self.conditions(result, LocateBench.Condition.otherSites))
         print("")
-        print("ours on the same held-out tracks with less to go on: \(LocateBench.Condition.subsetRuns) random sets of 3 or 6 receivers, or each receiver's readings 1 in 4 (median error m, in50, in90; then in50, in90 with one radius scale for any count of receivers, the twelve's):")
+        print("ours on the same held-out tracks with less to go on: \(LocateBench.Condition.subsetRuns) random sets of 3 or 6 receivers, or each receiver's readings 1 in 4 or 1 in 10 (median error m, in50, in90; then in50, in90 with one radius scale for any count of receivers, the twelve's):")
         print(Self.conditions(result, LocateBench.Condition.lessToGoOn, oneScale: true))
         print("")
         print(Self.chosen(result))

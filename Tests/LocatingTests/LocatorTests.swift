@@ -13,7 +13,7 @@ struct LocatorTests {
         try #require(fixes.count >= 15, "about one fix a second over 24 s")
         let median = Straight04.median(fixes.map { $0.fix.point.distance(to: $0.truth) })
         // The strongest receiver's place (Bermuda) on the same fixes, for comparison.
-        var grouping = try FixGrouping(receivers: Straight04.data.sensors.map(\.id), window: 3, interval: 1)
+        var grouping = try FixGrouping(receivers: Straight04.data.sensors.map(\.id), window: 3, longestWindow: 10, interval: 1)
         var nearest: [Double] = []
         for row in Straight04.rows {
             guard let group = try grouping.add(row.reading), let strongest = group.levels.max(by: { $0.rssi < $1.rssi }) else { continue }
@@ -90,6 +90,34 @@ struct LocatorTests {
         #expect(learning > assuming * 1.1, "radius90 \(learning) m learning the misses, \(assuming) m assuming them")
     }
 
+    /// A receiver that reports every few seconds (a slower scanner than philotuxo's 1.9 a second):
+    /// its newest reading counts in each fix for up to `longestWindow` seconds, and its place counts
+    /// as off by how far the tag may have walked since, so its age widens the radius.
+    @Test func aReceiverThatReportsRarelyStillCountsWithItsAge() throws {
+        let receivers = [Receiver(id: "gate", position: PlanePoint(x: 0, y: 0)), Receiver(id: "shed", position: PlanePoint(x: 10, y: 0)),
+                         Receiver(id: "door", position: PlanePoint(x: 5, y: 8))]
+        var grouping = try FixGrouping(receivers: receivers.map(\.id), window: 3, longestWindow: 10, interval: 1)
+        var groups: [FixGrouping.Group] = []
+        _ = try grouping.add(Reading(time: 0, receiver: "gate", rssi: -70))
+        for step in 1...24 {
+            let time = Double(step) / 2
+            if let group = try grouping.add(Reading(time: time, receiver: step.isMultiple(of: 2) ? "shed" : "door", rssi: -72)) { groups.append(group) }
+        }
+        func gate(at time: Double) -> FixGrouping.Level? {
+            groups.first { $0.time == time }?.levels.first { $0.receiver == 0 }
+        }
+        #expect(gate(at: 2)?.age == 2, "in the window")
+        #expect(gate(at: 6)?.age == 6 && gate(at: 6)?.count == 1, "older than the window, its newest reading")
+        #expect(gate(at: 9)?.age == 9, "within the longest window")
+        #expect(gate(at: 10) == nil && gate(at: 12) == nil, "as old as the longest window or older: left out")
+
+        let configuration = LocatorConfiguration()
+        let fresh = try #require(groups.first { $0.time == 2 }), stale = try #require(groups.first { $0.time == 6 })
+        let place = { (group: FixGrouping.Group) in Locator.observations(group, receivers: receivers, configuration: configuration)[0].positionAccuracy }
+        #expect(place(fresh) == 0)
+        #expect(place(stale) == 6 * configuration.tagSpeed, "a walk's worth of metres for its age")
+    }
+
     /// No look-ahead: the fixes made from the first readings do not change when later ones arrive.
     @Test func fixesUseNoLaterReading() throws {
         let all = try Straight04.fixes(Straight04.receivers())
@@ -148,7 +176,7 @@ struct LocatorTests {
     @Test func disagreementGrowsTheRadiusNotTheJump() throws {
         let receivers = LocateBench.calibratedReceivers(Straight04.data.sensors, on: Straight04.data.tracks)
         let configuration = LocatorConfiguration()
-        var grouping = try FixGrouping(receivers: receivers.map(\.id), window: 3, interval: 1)
+        var grouping = try FixGrouping(receivers: receivers.map(\.id), window: 3, longestWindow: 10, interval: 1)
         var moves: [Double] = [], growth: [Double] = [], centroidMoves: [Double] = []
         for row in Straight04.rows {
             guard let group = try grouping.add(row.reading), group.levels.count >= 6 else { continue }

@@ -62,10 +62,11 @@ public enum LocateBench {
         case threeReceivers = "no calibration, 3 of the receivers"
         case sixReceivers = "no calibration, 6 of the receivers"
         case sparserReadings = "no calibration, 1 reading in 4"
+        case sparsestReadings = "no calibration, 1 reading in 10"
 
         /// The conditions that remake the site, and those that give the locator less to go on.
         public static let otherSites: [Condition] = [.uncalibrated, .weakerTag, .steeperLoss, .largerSite]
-        public static let lessToGoOn: [Condition] = [.threeReceivers, .sixReceivers, .sparserReadings]
+        public static let lessToGoOn: [Condition] = [.threeReceivers, .sixReceivers, .sparserReadings, .sparsestReadings]
 
         /// How many of the receivers a site like this has: each held-out track is run with
         /// `subsetRuns` sets of that many, drawn at random; nil for all of them.
@@ -80,7 +81,13 @@ public enum LocateBench {
         public static let subsetRuns = 5
 
         /// Each receiver's readings kept: one in this many (receivers that report less often).
-        var readingsKept: Int { self == .sparserReadings ? 4 : 1 }
+        var readingsKept: Int {
+            switch self {
+            case .sparserReadings: 4
+            case .sparsestReadings: 10
+            default: 1
+            }
+        }
 
         /// How much larger this condition's site is: receivers and truth are placed this many times
         /// as far from the origin.
@@ -92,7 +99,7 @@ public enum LocateBench {
         func reading(_ reading: Reading) -> Reading {
             var reading = reading
             switch self {
-            case .calibrated, .uncalibrated, .threeReceivers, .sixReceivers, .sparserReadings: break
+            case .calibrated, .uncalibrated, .threeReceivers, .sixReceivers, .sparserReadings, .sparsestReadings: break
             case .weakerTag: reading.rssi = max(-126, reading.rssi - 10)
             case .steeperLoss: reading.rssi = min(-1, max(-126, -59 + 1.5 * (reading.rssi + 59)))
             case .largerSite: reading.rssi = max(-126, reading.rssi - 16.5 * log10(scale))
@@ -313,7 +320,8 @@ public enum LocateBench {
     /// The same fixes as the locator's, as the anchors take them.
     static func anchorInput(_ receivers: [Receiver], _ configuration: LocatorConfiguration, _ track: PhilotuxoPositions.Track,
                             sensors: [PhilotuxoPositions.Sensor]) -> [(nodes: [LocateAnchor.Node], truth: PlanePoint)] {
-        guard var grouping = try? FixGrouping(receivers: receivers.map(\.id), window: configuration.window, interval: configuration.interval)
+        guard var grouping = try? FixGrouping(receivers: receivers.map(\.id), window: configuration.window,
+                                                longestWindow: configuration.longestWindow, interval: configuration.interval)
         else { return [] }
         var input: [(nodes: [LocateAnchor.Node], truth: PlanePoint)] = []
         for row in track.rows {
