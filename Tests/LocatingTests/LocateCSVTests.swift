@@ -17,6 +17,14 @@ struct LocateCSVTests {
         #expect(try LocateCSV.receivers("id,x_m,y_m,z_m\na,1,2,0").first?.calibration == ReceiverCalibration.none)
     }
 
+    /// As a spreadsheet saves them: a byte-order mark, CRLF, every field in double quotes.
+    @Test func readsASpreadsheetsExport() throws {
+        let receivers = try LocateCSV.receivers("\u{FEFF}\"id\",\"x_m\",\"y_m\",\"z_m\"\r\n\"door\",\"0.5\",\"1\",\"2.3\"\r\n")
+        #expect(receivers.map(\.id) == ["door"] && receivers.first?.position == PlanePoint(x: 0.5, y: 1))
+        let readings = try LocateCSV.readings("\u{FEFF}time_s,receiver,rssi_dbm\r\n10.5,\"door\",-70\r\n", known: ["door"]).rows
+        #expect(readings.map(\.reading) == [Reading(time: 10.5, receiver: "door", rssi: -70)])
+    }
+
     @Test func refusesBadReceiversNamingTheLine() {
         func failure(_ text: String) -> LocateCSVError? {
             do { _ = try LocateCSV.receivers(text); return nil } catch { return error }

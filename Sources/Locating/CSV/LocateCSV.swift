@@ -129,6 +129,8 @@ struct Rows {
     init(_ text: String, required: [String], optional: [String]) throws(LocateCSVError) {
         var columns: [String: Int]?
         var headerLine = 1, rows: [Row] = [], count = 0
+        // A spreadsheet's export starts with a byte-order mark, which would otherwise be part of the first column's name.
+        let text = text.first == "\u{FEFF}" ? text.dropFirst() : Substring(text)
         for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let fields = raw.split(separator: ",", omittingEmptySubsequences: false).map(Self.trimmed)
             if fields.allSatisfy(\.isEmpty) { continue }
@@ -152,10 +154,12 @@ struct Rows {
         self.rows = rows
     }
 
+    /// Without surrounding blanks, and without the double quotes a spreadsheet puts around a field.
     static func trimmed(_ field: Substring) -> Substring {
         var field = field
         while let first = field.first, first == " " || first == "\t" { field.removeFirst() }
         while let last = field.last, last == " " || last == "\t" { field.removeLast() }
+        if field.count >= 2, field.first == "\"", field.last == "\"" { field = field.dropFirst().dropLast() }
         return field
     }
 }
