@@ -40,6 +40,7 @@ struct LocateCSVTests {
         #expect(failure("id,x_m,y_m,z_m,rssi_1m,exponent\na,1,2,0,-59,0.01")?.message.contains("exponent 0.01") == true)
         #expect(failure("id,x_m,y_m,z_m\n")?.message.contains("no receivers") == true)
         #expect(failure("")?.message.contains("empty") == true)
+        #expect(failure("id;x_m;y_m;z_m\na;1;2;0")?.message.hasSuffix("separated by `;`, not commas") == true)
     }
 
     @Test func readsReadingsIgnoringExtraColumns() throws {

@@ -137,7 +137,10 @@ struct Rows {
             guard let known = columns else {
                 let names = fields.map { $0.lowercased() }
                 if let missing = required.first(where: { !names.contains($0) }) {
-                    throw LocateCSVError(line: index + 1, message: "the header has no column `\(missing)`; expected \((required + optional).joined(separator: ","))")
+                    let separator: String? = if fields.count > 1 { nil } else if raw.contains(";") { "`;`" } else if raw.contains("\t") { "tabs" } else { nil }
+                    let hint = separator.map { "; its fields are separated by \($0), not commas" } ?? ""
+                    throw LocateCSVError(line: index + 1,
+                                         message: "the header has no column `\(missing)`; expected \((required + optional).joined(separator: ","))\(hint)")
                 }
                 columns = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
                 headerLine = index + 1
