@@ -65,8 +65,9 @@ public struct FixGrouping: Sendable {
         for receiver in recent.indices {
             recent[receiver].removeAll { $0.time <= time - longestWindow }
             guard let newestReading = recent[receiver].last else { continue }
-            let inWindow = recent[receiver].filter { $0.time > time - window }
-            let used = inWindow.isEmpty ? [newestReading] : inWindow
+            // Stamps only grow (`time` is at least the newest's), so the window's readings are a suffix.
+            let start = recent[receiver].firstIndex { $0.time > time - window } ?? recent[receiver].index(before: recent[receiver].endIndex)
+            let used = recent[receiver][start...]
             levels.append(Level(receiver: receiver, rssi: RSSISummary.quantile(used.map(\.rssi).sorted(), 0.5), count: used.count,
                                 age: time - newestReading.time))
         }
