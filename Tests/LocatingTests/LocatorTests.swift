@@ -130,8 +130,8 @@ struct LocatorTests {
 
     /// A site with three receivers, not twelve: the fit has as many numbers to find as levels to
     /// find them from, and misses by more than its spread says. The radii scale by how many
-    /// receivers contributed, so radius90 still holds about 9 times in 10; one scale for all, the
-    /// twelve receivers' 1.33, held about two times in three.
+    /// receivers contributed, so radius90 still holds about 9 times in 10; the twelve receivers'
+    /// scale for any count held about two times in three.
     @Test func fewerReceiversKeepTheirRadiiHonest() throws {
         func inside(_ configuration: LocatorConfiguration) throws -> (r50: Double, r90: Double) {
             var random = SplitMix64(seed: 3)
@@ -151,7 +151,8 @@ struct LocatorTests {
             return (Double(inside.r50) / Double(inside.fixes), Double(inside.r90) / Double(inside.fixes))
         }
         let scaled = try inside(LocatorConfiguration())
-        let one = try inside(LocatorConfiguration(radiusScales: [RadiusScale(radius50: 0.68, radius90: 1.33)]))
+        let twelve = try #require(LocatorConfiguration.philotuxoRadiusScales.last)
+        let one = try inside(LocatorConfiguration(radiusScales: [twelve]))
         #expect(scaled.r90 >= 0.82 && scaled.r90 <= 0.97, "within radius90 in \(scaled.r90 * 100) % of fixes")
         #expect(scaled.r50 >= 0.35 && scaled.r50 <= 0.7, "within radius50 in \(scaled.r50 * 100) % of fixes")
         #expect(one.r90 < scaled.r90 - 0.1, "one scale for all: \(one.r90 * 100) %, by receivers: \(scaled.r90 * 100) %")

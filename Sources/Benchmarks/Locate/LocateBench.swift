@@ -118,7 +118,7 @@ public enum LocateBench {
         var errors: [[Double]]
         var radii: [(r50: Double, r90: Double)]
         var conditionRuns: [Run]
-        /// The same with one radius scale for any count of receivers (the twelve receivers'), as before the scales were by count.
+        /// The same with one radius scale for any count of receivers, the twelve receivers': what a single scale would hold.
         var oneScaleRuns: [Run]
         /// Ours under each `Condition` after the first (the first is `scores[0]`).
         public var conditions: [Score] { conditionRuns.map { Score(errors: $0.errors, radii: $0.radii) } }
@@ -193,8 +193,10 @@ public enum LocateBench {
     }
 
     /// The candidate with the lowest mean of per-track median errors on `training`, with the radius
-    /// scales set to the 50 % and 90 % quantiles of error ÷ spread there; both with the receivers
-    /// calibrated and without calibration alike, as one set of constants serves both.
+    /// scales set to the 50 % and 90 % quantiles of error ÷ spread there for each count of receivers
+    /// (each track run with all its receivers and with `trainingSubsets` random sets of each smaller
+    /// number); both with the receivers calibrated and without calibration alike, as one set of
+    /// constants serves both.
     static func choose(on training: [PhilotuxoPositions.Track], receivers: [Receiver], base: LocatorConfiguration) -> LocatorConfiguration {
         let scored = candidates.map { candidate -> (LocatorConfiguration, Double) in
             var configuration = base
@@ -210,9 +212,8 @@ public enum LocateBench {
         var ratios: [Int: [Double]] = [:]
         for receivers in [receivers, uncalibrated(receivers)] {
             for (index, track) in training.enumerated() {
-                for sizes in 1...receivers.count {
-                    let size = sizes < receivers.count ? sizes : nil
-                    for subset in subsets(receivers, size: size, runs: trainingSubsets, seed: UInt64(index * 100 + sizes)) {
+                for size in 1...receivers.count {
+                    for subset in subsets(receivers, size: size, runs: trainingSubsets, seed: UInt64(index * 100 + size)) {
                         let run = runOurs(subset, chosen, track)
                         for (count, (error, radii)) in zip(run.receivers, zip(run.errors, run.radii)) {
                             ratios[count, default: []].append(error / radii.r50)
@@ -255,7 +256,7 @@ public enum LocateBench {
         return scales.reversed()
     }
 
-    /// `runs` sets of `size` of the receivers, drawn at random from `seed`; all of them once when `size` is nil.
+    /// `runs` sets of `size` of the receivers, drawn at random from `seed`; all of them once when `size` is nil or not smaller.
     static func subsets(_ receivers: [Receiver], size: Int?, runs: Int, seed: UInt64) -> [[Receiver]] {
         guard let size, size < receivers.count else { return [receivers] }
         var random = SplitMix64(seed: seed)
