@@ -6,9 +6,10 @@ import Proximity
 /// A fix is made at the first reading at least `interval` seconds after the previous fix; at it,
 /// each receiver's level is the median of its own readings of the last `window` seconds (the
 /// median shrugs off the 10–20 dB fades of single readings). A receiver with none in the window
-/// gives its newest reading while that is younger than `longestWindow` seconds, with its age (a site whose
-/// receivers report every few seconds still has them in each fix); older, it is left out. Readings are taken in time order; one stamped up to a second before the
-/// newest counts as arriving with it (receivers reorder a little).
+/// gives its newest reading while that is younger than `longestWindow` seconds, with its age (a
+/// site whose receivers report every few seconds still has them in each fix); older, it is left
+/// out. Readings are taken in time order; one stamped up to a second before the newest counts as
+/// arriving with it (receivers reorder a little).
 public struct FixGrouping: Sendable {
     /// A receiver's level at one fix.
     public struct Level: Sendable, Equatable {
