@@ -118,8 +118,12 @@ public enum LocateBench {
         var errors: [[Double]]
         var radii: [(r50: Double, r90: Double)]
         var conditionRuns: [Run]
-        /// The same with one radius scale for any count of receivers, the twelve receivers': what a single scale would hold.
-        var oneScaleRuns: [Run]
+        /// The same fixes with one radius scale for any count of receivers, the most receivers' (the
+        /// twelve's): what a single scale would hold. A fix's point does not depend on its radii, so
+        /// only the multiple is swapped.
+        var oneScaleRuns: [Run] {
+            conditionRuns.map { $0.rescaled(from: chosen, to: chosen.radiusScale(receivers: .max)) }
+        }
         /// Ours under each `Condition` after the first (the first is `scores[0]`).
         public var conditions: [Score] { conditionRuns.map { Score(errors: $0.errors, radii: $0.radii) } }
         public var oneScaleConditions: [Score] { oneScaleRuns.map { Score(errors: $0.errors, radii: $0.radii) } }
@@ -156,13 +160,9 @@ public enum LocateBench {
             let ours = runOurs(receivers, chosen, track)
             cpu[0] += cpuSeconds() - before
             let plain = uncalibrated(receivers)
-            var oneScale = chosen
-            oneScale.radiusScales = [chosen.radiusScale(receivers: data.sensors.count)]
-            let conditions = [chosen, oneScale].map { configuration in
-                Condition.allCases.dropFirst().map { condition in
-                    subsets(plain, size: condition.receivers, runs: Condition.subsetRuns, seed: UInt64(heldOut))
-                        .reduce(into: Run()) { $0.append(runOurs($1, configuration, track, condition: condition)) }
-                }
+            let conditions = Condition.allCases.dropFirst().map { condition in
+                subsets(plain, size: condition.receivers, runs: Condition.subsetRuns, seed: UInt64(heldOut))
+                    .reduce(into: Run()) { $0.append(runOurs($1, chosen, track, condition: condition)) }
             }
             var errors = [ours.errors]
             let groups = anchorInput(receivers, chosen, track, sensors: data.sensors)
@@ -177,7 +177,7 @@ public enum LocateBench {
             results.append(TrackResult(
                 track: track.name, chosen: chosen,
                 scores: [Score(errors: ours.errors, radii: ours.radii)] + errors.dropFirst().map { Score(errors: $0) },
-                errors: errors, radii: ours.radii, conditionRuns: conditions[0], oneScaleRuns: conditions[1]
+                errors: errors, radii: ours.radii, conditionRuns: conditions
             ))
         }
         let all = Result.methods.indices.map { m in
@@ -296,6 +296,16 @@ public enum LocateBench {
             errors += other.errors
             radii += other.radii
             receivers += other.receivers
+        }
+
+        /// The same fixes had each used `scale` instead of `configuration`'s multiple for its count of receivers.
+        func rescaled(from configuration: LocatorConfiguration, to scale: RadiusScale) -> Run {
+            var run = self
+            run.radii = zip(radii, receivers).map { radii, count in
+                let used = configuration.radiusScale(receivers: count)
+                return (radii.r50 / used.radius50 * scale.radius50, radii.r90 / used.radius90 * scale.radius90)
+            }
+            return run
         }
     }
 
