@@ -42,6 +42,10 @@ struct LocateBenchCommand: ParsableCommand {
         print("ours on the same held-out tracks with less to go on: \(LocateBench.Condition.subsetRuns) random sets of 3 or 6 receivers, or each receiver's readings 1 in 4 or 1 in 10 (median error m, in50, in90; then in50, in90 with one radius scale for any count of receivers, the twelve's):")
         print(Self.conditions(result, LocateBench.Condition.lessToGoOn, oneScale: true))
         print("")
+        let fixes = LocateBench.Condition.fasterTags.compactMap { Self.column($0).map { String(result.allConditions[$0].fixes) } }
+        print("ours on the same held-out tracks with the tag passing faster: the track's time divided by 4 or 10, each receiver's readings kept 1 in 4 or 1 in 10 so it reports as often (median error m, in50, in90; \(fixes.joined(separator: " and ")) fixes over all tracks):")
+        print(Self.conditions(result, LocateBench.Condition.fasterTags))
+        print("")
         print(Self.chosen(result))
         print(Self.speed(result))
         print(Self.verdict(result))
@@ -61,7 +65,7 @@ struct LocateBenchCommand: ParsableCommand {
     }
 
     static func conditions(_ result: LocateBench.Result, _ shown: [LocateBench.Condition], oneScale: Bool = false) -> String {
-        let columns = shown.compactMap { LocateBench.Condition.allCases.dropFirst().firstIndex(of: $0).map { $0 - 1 } }
+        let columns = shown.compactMap(Self.column)
         let header = ["track"] + shown.flatMap { ["\($0.rawValue) med", "in50", "in90"] + (oneScale ? ["one scale in50", "in90"] : []) }
         func percent(_ share: Double?) -> String { fmt((share ?? .nan) * 100, 0) + "%" }
         func row(_ name: String, _ scores: [LocateBench.Score], _ oneScaleScores: [LocateBench.Score]) -> [String] {
@@ -72,6 +76,11 @@ struct LocateBenchCommand: ParsableCommand {
         }
         return Table.render(header: header, rows: result.tracks.map { row($0.track, $0.conditions, $0.oneScaleConditions) }
             + [row("all tracks", result.allConditions, result.allOneScaleConditions)])
+    }
+
+    /// Where `condition`'s scores are among a result's conditions (every one after the first).
+    static func column(_ condition: LocateBench.Condition) -> Int? {
+        LocateBench.Condition.allCases.dropFirst().firstIndex(of: condition).map { $0 - 1 }
     }
 
     static func chosen(_ result: LocateBench.Result) -> String {

@@ -63,10 +63,14 @@ public enum LocateBench {
         case sixReceivers = "no calibration, 6 of the receivers"
         case sparserReadings = "no calibration, 1 reading in 4"
         case sparsestReadings = "no calibration, 1 reading in 10"
+        case fasterTag = "no calibration, tag 4x as fast"
+        case fastestTag = "no calibration, tag 10x as fast"
 
-        /// The conditions that remake the site, and those that give the locator less to go on.
+        /// The conditions that remake the site, those that give the locator less to go on, and those
+        /// that move the tag faster than any philotuxo track.
         public static let otherSites: [Condition] = [.uncalibrated, .weakerTag, .steeperLoss, .largerSite]
         public static let lessToGoOn: [Condition] = [.threeReceivers, .sixReceivers, .sparserReadings, .sparsestReadings]
+        public static let fasterTags: [Condition] = [.fasterTag, .fastestTag]
 
         /// How many of the receivers a site like this has: each held-out track is run with
         /// `subsetRuns` sets of that many, drawn at random; nil for all of them.
@@ -80,11 +84,23 @@ public enum LocateBench {
 
         public static let subsetRuns = 5
 
-        /// Each receiver's readings kept: one in this many (receivers that report less often).
+        /// Each receiver's readings kept: one in this many (receivers that report less often, or as
+        /// often as before while the tag passes faster).
         var readingsKept: Int {
             switch self {
             case .sparserReadings: 4
             case .sparsestReadings: 10
+            default: Int(speedup)
+            }
+        }
+
+        /// How many times as fast the tag moves: the track's time is divided by this, so the same
+        /// readings come from the same places in less time. No model makes them up; a philotuxo
+        /// track's 0.1 to 1 m/s becomes a runner's or a cyclist's pace.
+        var speedup: Double {
+            switch self {
+            case .fasterTag: 4
+            case .fastestTag: 10
             default: 1
             }
         }
@@ -100,6 +116,7 @@ public enum LocateBench {
             var reading = reading
             switch self {
             case .calibrated, .uncalibrated, .threeReceivers, .sixReceivers, .sparserReadings, .sparsestReadings: break
+            case .fasterTag, .fastestTag: reading.time /= speedup
             case .weakerTag: reading.rssi = max(-126, reading.rssi - 10)
             case .steeperLoss: reading.rssi = min(-1, max(-126, -59 + 1.5 * (reading.rssi + 59)))
             case .largerSite: reading.rssi = max(-126, reading.rssi - 16.5 * log10(scale))
