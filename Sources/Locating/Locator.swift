@@ -24,12 +24,15 @@ public struct Fix: Sendable, Equatable {
 
 /// Readings in, fixes out: `FixGrouping` makes the levels, `PositionFit` the point and its
 /// spread, and each new point moves `smoothing` of the way from the previous one (a tag does not
-/// jump; after a silence longer than the window it starts afresh). Pure: time is an input.
+/// jump; after a silence longer than the window it starts afresh). A moving tag's levels tell where
+/// it was, not where it is, so the radius also grows with its speed. Pure: time is an input.
 public struct Locator: Sendable {
     public let receivers: [Receiver]
     public let configuration: LocatorConfiguration
     private var grouping: FixGrouping
     private var previous: Fix?
+    /// The fits' points of the last `speedSpan` seconds, oldest first: how fast the tag moves.
+    private var recent: [(time: Double, point: PlanePoint)] = []
     /// The levels' common shift learnt so far, dB, and from how many fixes: the tag and the site
     /// are the same from one fix to the next, so what one fix cannot tell, a run of them can.
     private var offset = (mean: 0.0, fixes: 0)
@@ -88,16 +91,37 @@ public struct Locator: Sendable {
             noise.fixes += 1
             noise.ratio += (ratio - noise.ratio) / Double(min(noise.fixes, configuration.offsetMemory))
         }
+        recent.removeAll { group.time - $0.time > configuration.speedSpan }
+        recent.append((group.time, fit.point))
+        let lag = (Self.speed(recent) ?? 0) * configuration.window / 2
+        let spread = (fit.spread * fit.spread + lag * lag).squareRoot()
         var point = fit.point
         if let previous, group.time - previous.time <= configuration.window {
             point.x = previous.point.x + configuration.smoothing * (point.x - previous.point.x)
             point.y = previous.point.y + configuration.smoothing * (point.y - previous.point.y)
         }
         let scale = configuration.radiusScale(receivers: observations.count)
-        let fix = Fix(time: group.time, point: point, radius50: scale.radius50 * fit.spread,
-                      radius90: scale.radius90 * fit.spread, receivers: observations.count, unplaced: unplaced)
+        let fix = Fix(time: group.time, point: point, radius50: scale.radius50 * spread,
+                      radius90: scale.radius90 * spread, receivers: observations.count, unplaced: unplaced)
         previous = fix
         return fix
+    }
+
+    /// Metres a second: the slope of a least-squares line through `track`'s points against time.
+    /// Nil under three points, where one fix's jitter would pass for motion.
+    public static func speed(_ track: [(time: Double, point: PlanePoint)]) -> Double? {
+        guard track.count >= 3 else { return nil }
+        let n = Double(track.count)
+        let mean = track.reduce((t: 0.0, x: 0.0, y: 0.0)) { ($0.t + $1.time / n, $0.x + $1.point.x / n, $0.y + $1.point.y / n) }
+        var tt = 0.0, tx = 0.0, ty = 0.0
+        for (time, point) in track {
+            let dt = time - mean.t
+            tt += dt * dt
+            tx += dt * (point.x - mean.x)
+            ty += dt * (point.y - mean.y)
+        }
+        guard tt > 0 else { return nil }
+        return (tx * tx + ty * ty).squareRoot() / tt
     }
 
     /// What the assumed shadowing is multiplied by: the learnt ratio, weighed against the assumption

@@ -9,6 +9,10 @@ public struct LocatorConfiguration: Sendable, Equatable {
     /// How fast the tag may move, m/s (a walking pace): a level older than the window is about
     /// where the tag was, so it counts as if the receiver's place were off by this times its age.
     public var tagSpeed: Double
+    /// The tag's speed is the slope of a line through its fixes of the last this many seconds, so
+    /// one fix's jitter does not pass for motion; at speed v a fix lags by v × window/2 (a level is
+    /// its window's median) and the radius grows by that. 0: the tag is taken to stand still.
+    public var speedSpan: Double
     /// A fix is made at the first reading at least this many seconds after the previous fix.
     public var interval: Double
     /// Spread of a level about the path-loss model (log-normal shadowing), dB, by calibration kind:
@@ -54,6 +58,7 @@ public struct LocatorConfiguration: Sendable, Equatable {
         window: Double = 3,
         longestWindow: Double = 10,
         tagSpeed: Double = 1,
+        speedSpan: Double = 5,
         interval: Double = 1,
         shadowingTwoPoint: Double = 6,
         shadowingOnePoint: Double = 7,
@@ -74,6 +79,7 @@ public struct LocatorConfiguration: Sendable, Equatable {
         self.window = window
         self.longestWindow = longestWindow
         self.tagSpeed = tagSpeed
+        self.speedSpan = speedSpan
         self.interval = interval
         self.shadowingTwoPoint = shadowingTwoPoint
         self.shadowingOnePoint = shadowingOnePoint
@@ -101,10 +107,10 @@ public struct LocatorConfiguration: Sendable, Equatable {
     /// The 50 % and 90 % quantiles of error ÷ spread for 1 to 12 receivers on the philotuxo tracks,
     /// each also run with sets of fewer of its receivers (`bikebeacon-bench locate` prints them).
     public static let philotuxoRadiusScales: [RadiusScale] = [
-        RadiusScale(radius50: 1.24, radius90: 6.81), RadiusScale(radius50: 1.24, radius90: 2.51), RadiusScale(radius50: 1.24, radius90: 2.51),
-        RadiusScale(radius50: 1.00, radius90: 2.30), RadiusScale(radius50: 1.00, radius90: 2.30), RadiusScale(radius50: 0.89, radius90: 2.02),
-        RadiusScale(radius50: 0.89, radius90: 2.02), RadiusScale(radius50: 0.86, radius90: 1.77), RadiusScale(radius50: 0.86, radius90: 1.77),
-        RadiusScale(radius50: 0.81, radius90: 1.60), RadiusScale(radius50: 0.81, radius90: 1.60), RadiusScale(radius50: 0.72, radius90: 1.43),
+        RadiusScale(radius50: 1.19, radius90: 6.81), RadiusScale(radius50: 1.15, radius90: 2.37), RadiusScale(radius50: 1.15, radius90: 2.37),
+        RadiusScale(radius50: 0.93, radius90: 2.12), RadiusScale(radius50: 0.93, radius90: 2.12), RadiusScale(radius50: 0.82, radius90: 1.81),
+        RadiusScale(radius50: 0.82, radius90: 1.81), RadiusScale(radius50: 0.78, radius90: 1.60), RadiusScale(radius50: 0.78, radius90: 1.60),
+        RadiusScale(radius50: 0.73, radius90: 1.46), RadiusScale(radius50: 0.73, radius90: 1.46), RadiusScale(radius50: 0.65, radius90: 1.34),
     ]
 
     /// The path-loss model and shadowing for a receiver calibrated as `calibration`.

@@ -118,6 +118,45 @@ struct LocatorTests {
         #expect(place(stale) == 6 * configuration.tagSpeed, "a walk's worth of metres for its age")
     }
 
+    /// A tag ridden past, not walked: straight_04's walk at 1 m/s with its time divided by 3, each
+    /// receiver reporting as often as before (its readings kept 1 in 3, three ways). A level is its
+    /// window's median, so the fix lags by about half a window of travel; the radius grows by the
+    /// speed the fixes show, and holds about as often as at a walk.
+    @Test func aFastTagWidensTheRadiusByItsLag() throws {
+        func inside90(_ configuration: LocatorConfiguration, speedup: Int) throws -> Double {
+            var inside = (r90: 0, fixes: 0)
+            for phase in 0..<speedup {
+                var locator = try Locator(receivers: Straight04.receivers(), configuration: configuration)
+                var count: [String: Int] = [:]
+                for row in Straight04.rows {
+                    count[row.reading.receiver, default: 0] += 1
+                    guard (count[row.reading.receiver] ?? 0) % speedup == phase else { continue }
+                    var reading = row.reading
+                    reading.time /= Double(speedup)
+                    guard let fix = try locator.add(reading) else { continue }
+                    inside.r90 += fix.point.distance(to: row.truth) <= fix.radius90 ? 1 : 0
+                    inside.fixes += 1
+                }
+            }
+            try #require(inside.fixes >= 15)
+            return Double(inside.r90) / Double(inside.fixes)
+        }
+        let walked = try inside90(LocatorConfiguration(), speedup: 1)
+        let ridden = try inside90(LocatorConfiguration(), speedup: 3)
+        let standingStill = try inside90(LocatorConfiguration(speedSpan: 0), speedup: 3)
+        #expect(ridden >= 0.8, "ridden: the truth within radius90 in \(ridden * 100) % of fixes (walked: \(walked * 100) %)")
+        #expect(standingStill < ridden - 0.1, "taking the tag to stand still: \(standingStill * 100) %, by its speed: \(ridden * 100) %")
+    }
+
+    /// The speed is a line's slope through the fixes, so a still tag's jitter is not taken for motion.
+    @Test func speedIsTheSlopeOfTheFixes() {
+        let ride = (0..<5).map { (time: Double($0), point: PlanePoint(x: 3 * Double($0), y: 4 * Double($0) + ($0.isMultiple(of: 2) ? 1 : -1))) }
+        let jitter = (0..<5).map { (time: Double($0), point: PlanePoint(x: $0.isMultiple(of: 2) ? 1 : -1, y: 0)) }
+        #expect(abs((Locator.speed(ride) ?? 0) - 5) < 0.5)
+        #expect((Locator.speed(jitter) ?? 1) < 0.3, "jitter of ±1 m about one place")
+        #expect(Locator.speed(Array(ride.prefix(2))) == nil, "two fixes: no line to trust")
+    }
+
     /// No look-ahead: the fixes made from the first readings do not change when later ones arrive.
     @Test func fixesUseNoLaterReading() throws {
         let all = try Straight04.fixes(Straight04.receivers())
