@@ -93,7 +93,7 @@ public struct Locator: Sendable {
         }
         recent.removeAll { group.time - $0.time > configuration.speedSpan }
         recent.append((group.time, fit.point))
-        let lag = (Self.speed(recent) ?? 0) * configuration.window / 2
+        let lag = (Motion(recent)?.speed ?? 0) * configuration.window / 2
         let spread = (fit.spread * fit.spread + lag * lag).squareRoot()
         var point = fit.point
         if let previous, group.time - previous.time <= configuration.window {
@@ -105,23 +105,6 @@ public struct Locator: Sendable {
                       radius90: scale.radius90 * spread, receivers: observations.count, unplaced: unplaced)
         previous = fix
         return fix
-    }
-
-    /// Metres a second: the slope of a least-squares line through `track`'s points against time.
-    /// Nil under three points, where one fix's jitter would pass for motion.
-    public static func speed(_ track: [(time: Double, point: PlanePoint)]) -> Double? {
-        guard track.count >= 3 else { return nil }
-        let n = Double(track.count)
-        let mean = track.reduce((t: 0.0, x: 0.0, y: 0.0)) { ($0.t + $1.time / n, $0.x + $1.point.x / n, $0.y + $1.point.y / n) }
-        var tt = 0.0, tx = 0.0, ty = 0.0
-        for (time, point) in track {
-            let dt = time - mean.t
-            tt += dt * dt
-            tx += dt * (point.x - mean.x)
-            ty += dt * (point.y - mean.y)
-        }
-        guard tt > 0 else { return nil }
-        return (tx * tx + ty * ty).squareRoot() / tt
     }
 
     /// What the assumed shadowing is multiplied by: the learnt ratio, weighed against the assumption

@@ -63,32 +63,43 @@ public struct FusedEstimate: Sendable, Equatable {
 /// A fixed sentinel heard several times counts once, at the median of its levels; each of a
 /// roaming sentinel's sightings counts at its own GPS fix, with that fix's accuracy, so passes
 /// by a parked bike add up. The places are put into local metres around the first one
-/// (`LocalFrame`) and fitted by `PositionFit`; the radii are the locator's.
+/// (`LocalFrame`) and fitted by `PositionFit`; the radii are the locator's. A bike carried off is
+/// where it was heard last: sightings from before it moved are left out (`sinceLastMove`), and
+/// one on the move keeps only its newest (`onTheMove`).
 public enum SightingFusion {
+    /// How fast a bike may have been carried between two sightings, m/s (a van on a motorway).
+    /// Two sentinels too far apart to hear it from one spot, further apart than this allows in the
+    /// time between them, contradict each other rather than show a move: both stay, and the radius grows.
+    public static let fastestMove = 40.0
+
+    /// `parked` keeps every sighting of the window, as if the bike never moved (a baseline for the bench).
     public static func fuse(_ sightings: [FusionSighting], now: Double, window: Double,
-                            configuration: LocatorConfiguration = .init()) -> FusedEstimate? {
+                            configuration: LocatorConfiguration = .init(), parked: Bool = false) -> FusedEstimate? {
         let recent = sightings.filter {
             $0.serverTime > now - window && $0.serverTime <= now && ProximityEstimator.isPlausible(rssi: $0.rssi)
         }
         let unplaced = Set(recent.filter { $0.place == nil }.map(\.sentinel))
-        let placed = recent.filter { $0.place != nil }
-        guard let origin = placed.first?.place else { return nil }
+        guard let origin = recent.lazy.compactMap(\.place).first else { return nil }
         let frame = LocalFrame(latitude: origin.latitude, longitude: origin.longitude)
+        let inWindow = recent.compactMap { Heard($0, frame: frame, configuration: configuration) }
+        guard let newest = inWindow.max(by: { $0.sighting.serverTime < $1.sighting.serverTime }) else { return nil }
+        let (heard, lag) = parked ? (inWindow, 0) : onTheMove(sinceLastMove(inWindow, newest: newest), newest: newest, now: now)
+        let placed = heard.map(\.sighting)
         // Fixed sentinels (no accuracy) by sentinel and place; each roaming fix on its own.
-        var groups: [GroupKey: [FusionSighting]] = [:]
+        var groups: [GroupKey: [Heard]] = [:]
         var order: [GroupKey] = []
-        for (index, sighting) in placed.enumerated() {
+        for (index, one) in heard.enumerated() {
+            let sighting = one.sighting
             let key = sighting.accuracy == nil ? GroupKey.fixed(sighting.sentinel, sighting.latitude ?? 0, sighting.longitude ?? 0) : .roaming(index)
             if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append(sighting)
+            groups[key, default: []].append(one)
         }
         let observations = order.compactMap { key -> Observation? in
-            guard let group = groups[key], let sighting = group.first, let place = sighting.place else { return nil }
-            let model = configuration.model(for: sighting.calibration)
-            return Observation(position: frame.point(latitude: place.latitude, longitude: place.longitude),
-                               level: RSSISummary.quantile(group.map(\.rssi).sorted(), 0.5),
+            guard let group = groups[key], let first = group.first else { return nil }
+            let model = configuration.model(for: first.sighting.calibration)
+            return Observation(position: first.point, level: RSSISummary.quantile(group.map(\.sighting.rssi).sorted(), 0.5),
                                rssiAt1m: model.rssiAt1m, exponent: model.exponent, shadowing: model.shadowing,
-                               positionAccuracy: sighting.accuracy ?? 0)
+                               positionAccuracy: first.sighting.accuracy ?? 0)
         }
         guard let fit = PositionFit.fit(observations, configuration: configuration) else { return nil }
         let place = frame.coordinates(of: fit.point)
@@ -96,12 +107,60 @@ public enum SightingFusion {
         // discounts them alike and keeps the point between them, so its spread says nothing of them. The point lies
         // outside what their levels say by up to `miss` metres; the radius grows by it, and the point does not jump.
         let miss = observations.map { max(0, fit.point.distance(to: $0.position) - $0.distance - $0.positionAccuracy) }.max() ?? 0
-        let spread = (fit.spread * fit.spread + miss * miss).squareRoot()
+        let spread = (fit.spread * fit.spread + miss * miss + lag * lag).squareRoot()
         let scale = configuration.radiusScale(receivers: observations.count)
         return FusedEstimate(latitude: place.latitude, longitude: place.longitude,
                              radius50: scale.radius50 * spread, radius90: scale.radius90 * spread,
                              sources: Array(Set(placed.map(\.sentinel))).sorted(), unplaced: unplaced.subtracting(placed.map(\.sentinel)).sorted(),
                              othersHome: placed.contains(where: \.othersHome))
+    }
+
+    /// A placed sighting in the local plane, with how far its level says the bike was.
+    struct Heard {
+        var sighting: FusionSighting
+        var point: PlanePoint
+        /// The model's distance for the level, metres.
+        var distance: Double
+        /// The farthest the bike can have been: the level's distance with twice the shadowing to
+        /// spare, plus the place's accuracy.
+        var reach: Double
+
+        init?(_ sighting: FusionSighting, frame: LocalFrame, configuration: LocatorConfiguration) {
+            guard let place = sighting.place else { return nil }
+            let model = configuration.model(for: sighting.calibration)
+            let modelled = PathLossModel(measuredPower: model.rssiAt1m, exponent: model.exponent, nearFieldExponent: model.exponent)
+            self.sighting = sighting
+            point = frame.point(latitude: place.latitude, longitude: place.longitude)
+            distance = modelled.distance(rssi: sighting.rssi)
+            reach = modelled.distance(rssi: sighting.rssi - 2 * model.shadowing) + (sighting.accuracy ?? 0)
+        }
+    }
+
+    /// The sightings from after the bike last moved. A sighting whose sentinel is too far from the
+    /// newest one's for both to hear the bike from one spot (each within its reach) shows the bike
+    /// has moved since, if it could have moved that far in the time between (`fastestMove`); it and
+    /// every earlier one are left out. Sightings from one moment that disagree so stay: a contradiction.
+    static func sinceLastMove(_ heard: [Heard], newest: Heard) -> [Heard] {
+        let moved = heard.filter { one in
+            let gap = one.point.distance(to: newest.point) - one.reach - newest.reach
+            return gap > 0 && gap <= fastestMove * (newest.sighting.serverTime - one.sighting.serverTime)
+        }.map(\.sighting.serverTime).max()
+        guard let moved else { return heard }
+        return heard.filter { $0.sighting.serverTime > moved }
+    }
+
+    /// A bike on the move is near where it was heard last. Its speed is the slope of its sentinels'
+    /// places against time, less twice that slope's standard error, so the sentinels around a parked
+    /// bike do not pass for motion. Kept: the sightings of the time it took to cover the newest one's
+    /// distance; the lag, metres, is how far it has gone since them on average, and widens the radius.
+    static func onTheMove(_ heard: [Heard], newest: Heard, now: Double) -> (heard: [Heard], lag: Double) {
+        guard let motion = Motion(heard.map { ($0.sighting.serverTime, $0.point) }) else { return (heard, 0) }
+        let speed = motion.speed - 2 * motion.standardError
+        guard speed > 0 else { return (heard, 0) }
+        let since = newest.sighting.serverTime - newest.distance / speed
+        let kept = heard.filter { $0.sighting.serverTime >= since }
+        let age = kept.map { now - $0.sighting.serverTime }.reduce(0, +) / Double(max(1, kept.count))
+        return (kept, speed * age)
     }
 
     /// What counts once: a fixed sentinel at one place, or each of a roaming sentinel's fixes.

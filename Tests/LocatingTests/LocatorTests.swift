@@ -148,13 +148,16 @@ struct LocatorTests {
         #expect(standingStill < ridden - 0.1, "taking the tag to stand still: \(standingStill * 100) %, by its speed: \(ridden * 100) %")
     }
 
-    /// The speed is a line's slope through the fixes, so a still tag's jitter is not taken for motion.
-    @Test func speedIsTheSlopeOfTheFixes() {
+    /// The speed is a line's slope through the fixes, so a still tag's jitter is not taken for motion,
+    /// and its standard error says how much of a speed the scatter could make.
+    @Test func speedIsTheSlopeOfTheFixes() throws {
         let ride = (0..<5).map { (time: Double($0), point: PlanePoint(x: 3 * Double($0), y: 4 * Double($0) + ($0.isMultiple(of: 2) ? 1 : -1))) }
         let jitter = (0..<5).map { (time: Double($0), point: PlanePoint(x: $0.isMultiple(of: 2) ? 1 : -1, y: 0)) }
-        #expect(abs((Locator.speed(ride) ?? 0) - 5) < 0.5)
-        #expect((Locator.speed(jitter) ?? 1) < 0.3, "jitter of ±1 m about one place")
-        #expect(Locator.speed(Array(ride.prefix(2))) == nil, "two fixes: no line to trust")
+        let riding = try #require(Motion(ride)), still = try #require(Motion(jitter))
+        #expect(abs(riding.speed - 5) < 0.5 && riding.speed > 2 * riding.standardError)
+        #expect(still.speed < 0.3 && still.speed < 2 * still.standardError, "jitter of ±1 m about one place: \(still)")
+        #expect(Motion(Array(ride.prefix(2))) == nil, "two fixes: no line to trust")
+        #expect(Motion(ride.map { (time: 7, point: $0.point) }) == nil, "all at one time")
     }
 
     /// No look-ahead: the fixes made from the first readings do not change when later ones arrive.

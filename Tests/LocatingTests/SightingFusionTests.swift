@@ -39,6 +39,51 @@ struct SightingFusionTests {
         #expect(estimate.radius50 < estimate.radius90)
     }
 
+    /// Heard at the cafe for two minutes, then four minutes later at a garage 1.6 km away: the bike was ridden
+    /// there. The estimate is at the garage with the garage's radius, not a circle around the empty middle. Had the
+    /// garage heard it one second after the cafe, nothing could have carried it there: a contradiction, kept whole.
+    @Test func aBikeThatMovedIsWhereItWasHeardLast() throws {
+        let cafe = [10.0, 60, 120].map { sighting("cafe", east: 0, north: 0, metresAway: 5, time: $0) }
+        let garage = sighting("garage", east: 1_600, north: 0, metresAway: 5, time: 360)
+        let estimate = try #require(SightingFusion.fuse(cafe + [garage], now: 370, window: 400))
+        let point = frame.point(latitude: estimate.latitude, longitude: estimate.longitude)
+        #expect(point.distance(to: PlanePoint(x: 1_600, y: 0)) < 1 && estimate.sources == ["garage"], "\(point), from \(estimate.sources)")
+        let garageAlone = try #require(SightingFusion.fuse([garage], now: 370, window: 400))
+        #expect(estimate.radius90 == garageAlone.radius90)
+
+        var teleported = garage
+        teleported.time = 121
+        let contradiction = try #require(SightingFusion.fuse(cafe + [teleported], now: 130, window: 400))
+        #expect(contradiction.sources == ["cafe", "garage"] && contradiction.radius90 > 700, "radius90 \(contradiction.radius90) m")
+
+        let parked = [sighting("cafe", east: 0, north: 0, metresAway: 30, time: 10), sighting("library", east: 60, north: 0, metresAway: 30, time: 200)]
+        #expect(try #require(SightingFusion.fuse(parked, now: 210, window: 400)).sources == ["cafe", "library"], "a bike between two sentinels stays heard by both")
+    }
+
+    /// Ridden down a street at 5 m/s past a sentinel every 100 m, each hearing it as it passes: the estimate follows
+    /// the bike, not the middle of the five minutes' ride, and its radius still reaches it. Parked among four
+    /// sentinels for as long, the bike keeps every one of them: their places scatter, they do not drift.
+    @Test func aBikeOnTheMoveIsWhereItWasHeardLast() throws {
+        func truth(_ time: Double) -> PlanePoint { PlanePoint(x: 5 * time, y: 8) }
+        let ride = stride(from: 0.0, through: 290, by: 10).map { time -> FusionSighting in
+            let street = (truth(time).x / 100).rounded() * 100
+            return sighting("s\(Int(street))", east: street, north: 0, metresAway: PlanePoint(x: street, y: 0).distance(to: truth(time)), time: time)
+        }
+        let followed = try #require(SightingFusion.fuse(ride, now: 290, window: 300))
+        let kept = try #require(SightingFusion.fuse(ride, now: 290, window: 300, parked: true))
+        let error = frame.point(latitude: followed.latitude, longitude: followed.longitude).distance(to: truth(290))
+        let middle = frame.point(latitude: kept.latitude, longitude: kept.longitude).distance(to: truth(290))
+        #expect(error < 60 && error < followed.radius90, "\(error) m off, radius90 \(followed.radius90) m, from \(followed.sources)")
+        #expect(middle > 300, "keeping the whole ride: \(middle) m behind")
+
+        let corners = [(0.0, 0.0), (100, 0), (0, 100), (100, 100)]
+        let parked = stride(from: 0.0, through: 290, by: 10).enumerated().map { index, time in
+            let corner = corners[index % 4]
+            return sighting("c\(index % 4)", east: corner.0, north: corner.1, metresAway: PlanePoint(x: corner.0, y: corner.1).distance(to: PlanePoint(x: 40, y: 55)), time: time)
+        }
+        #expect(try #require(SightingFusion.fuse(parked, now: 290, window: 300)).sources == ["c0", "c1", "c2", "c3"])
+    }
+
     /// Sentinels a street apart (`bikebeacon-bench fuse`'s city, smaller): the room's 6 m prior made radius90 hold for
     /// half the estimates; scaled to the sentinels' distances it holds for at least 9 in 10, and fusing still beats
     /// the loudest sentinel's place.
