@@ -11,7 +11,9 @@ import Locating
 /// each sighting that notifies. The baseline, in the same run on the same input, keeps the same
 /// windows and takes the loudest sentinel's place (what a pin per sighting costs), so the ratio
 /// is the fusing's own price. Levels follow the default model with 6 dB of shadowing; each
-/// estimate is scored against the bike's true place, so a fast but wrong fuse would show.
+/// estimate is scored against the bike's true place, so a fast but wrong fuse would show. With
+/// `riddenSpeed`, every bike is ridden instead, and the same estimates are also made keeping the
+/// whole window (`parked`), as if bikes never moved.
 public enum FusionBench {
     public struct Setup: Sendable {
         public var seconds: Int
@@ -22,9 +24,11 @@ public enum FusionBench {
         public var window: Double
         public var spacing: Double
         public var seed: UInt64
+        /// m/s: each bike ridden in a straight line from its place, turning back at the city's edge; nil: parked.
+        public var riddenSpeed: Double?
 
         public init(seconds: Int = 60, sightingsPerSecond: Int = 100, sentinels: Int = 10_000, bikes: Int = 1_000,
-                    window: Double = 300, spacing: Double = 100, seed: UInt64 = 44) {
+                    window: Double = 300, spacing: Double = 100, seed: UInt64 = 44, riddenSpeed: Double? = nil) {
             self.seconds = seconds
             self.sightingsPerSecond = sightingsPerSecond
             self.sentinels = sentinels
@@ -32,6 +36,7 @@ public enum FusionBench {
             self.window = window
             self.spacing = spacing
             self.seed = seed
+            self.riddenSpeed = riddenSpeed
         }
     }
 
@@ -51,6 +56,8 @@ public enum FusionBench {
         public var baselineMedianError: Double
         public var inside90: Double
         public var inside50: Double
+        /// With `riddenSpeed`: the same estimates keeping every sighting of the window.
+        public var wholeWindow: (medianError: Double, inside90: Double, inside50: Double)?
 
         /// Share of one core the fusing takes at this input rate.
         public var coreShare: Double { fuseCPU / Double(setup.seconds) }
@@ -59,6 +66,8 @@ public enum FusionBench {
 
     struct Heard {
         var bike: Int
+        /// Where the bike is when heard.
+        var truth: PlanePoint
         var sighting: FusionSighting
     }
 
@@ -68,59 +77,82 @@ public enum FusionBench {
         let extent = Double(side - 1) * setup.spacing
         let frame = LocalFrame(latitude: 52.09, longitude: 5.12)
         let bikes = (0..<setup.bikes).map { _ in PlanePoint(x: Double.random(in: 0...extent, using: &random), y: Double.random(in: 0...extent, using: &random)) }
+        let headings = (0..<setup.bikes).map { _ in Double.random(in: 0..<(2 * .pi), using: &random) }
+        /// Folds a coordinate back into the city, as a rider turning back at its edge.
+        func inside(_ value: Double) -> Double {
+            guard extent > 0 else { return 0 }
+            let folded = value.truncatingRemainder(dividingBy: 2 * extent)
+            let positive = folded < 0 ? folded + 2 * extent : folded
+            return positive > extent ? 2 * extent - positive : positive
+        }
+        func place(_ bike: Int, at time: Double) -> PlanePoint {
+            guard let speed = setup.riddenSpeed else { return bikes[bike] }
+            return PlanePoint(x: inside(bikes[bike].x + speed * time * cos(headings[bike])), y: inside(bikes[bike].y + speed * time * sin(headings[bike])))
+        }
         // The input, made before any clock runs: each sighting by one of the four sentinels around its bike.
         let count = setup.seconds * setup.sightingsPerSecond
         let input = (0..<count).map { index -> Heard in
             let bike = Int.random(in: 0..<setup.bikes, using: &random)
-            let truth = bikes[bike]
+            let time = Double(index) / Double(setup.sightingsPerSecond)
+            let truth = place(bike, at: time)
             let column = min(side - 1, max(0, Int((truth.x / setup.spacing).rounded(.down)) + Int.random(in: 0...1, using: &random)))
             let row = min(side - 1, max(0, Int((truth.y / setup.spacing).rounded(.down)) + Int.random(in: 0...1, using: &random)))
             let place = PlanePoint(x: Double(column) * setup.spacing, y: Double(row) * setup.spacing)
             let metres = max(1, place.distance(to: truth))
             let coordinates = frame.coordinates(of: place)
             let rssi = max(-105, min(-30, -59 - 15 * log10(metres) + 6 * gaussian(&random)))
-            return Heard(bike: bike, sighting: FusionSighting(sentinel: "s\(row * side + column)", time: Double(index) / Double(setup.sightingsPerSecond),
-                                                             latitude: coordinates.latitude, longitude: coordinates.longitude, rssi: rssi.rounded()))
+            return Heard(bike: bike, truth: truth, sighting: FusionSighting(sentinel: "s\(row * side + column)", time: time, latitude: coordinates.latitude,
+                                                                           longitude: coordinates.longitude, rssi: rssi.rounded()))
         }
 
         var windowTotal = 0
         var baselineErrors: [Double] = []
         let baselineStart = cpuSeconds()
-        replay(input, bikes: setup.bikes, window: setup.window) { bike, history, now in
+        replay(input, bikes: setup.bikes, window: setup.window) { heard, history, now in
             guard let loudest = history.max(by: { $0.rssi < $1.rssi }), let lat = loudest.latitude, let lon = loudest.longitude else { return }
-            baselineErrors.append(frame.point(latitude: lat, longitude: lon).distance(to: bikes[bike]))
+            baselineErrors.append(frame.point(latitude: lat, longitude: lon).distance(to: heard.truth))
             windowTotal += history.count
         }
         let baselineCPU = cpuSeconds() - baselineStart
 
-        var errors: [Double] = [], inside90 = 0, inside50 = 0
         var slowest = 0.0
         let fuseStart = cpuSeconds()
-        replay(input, bikes: setup.bikes, window: setup.window) { bike, history, now in
+        let fused = score(input, setup: setup, frame: frame, parked: false) { slowest = max(slowest, $0) }
+        let fuseCPU = cpuSeconds() - fuseStart
+        let wholeWindow = setup.riddenSpeed.map { _ in score(input, setup: setup, frame: frame, parked: true) { _ in } }
+        return Result(setup: setup, estimates: fused.estimates, fuseCPU: fuseCPU, baselineCPU: baselineCPU,
+                      meanWindow: Double(windowTotal) / Double(max(1, count)), slowest: slowest,
+                      medianError: fused.medianError, baselineMedianError: median(baselineErrors),
+                      inside90: fused.inside90, inside50: fused.inside50,
+                      wholeWindow: wholeWindow.map { ($0.medianError, $0.inside90, $0.inside50) })
+    }
+
+    /// Every sighting's estimate scored against where its bike is; `timed` gets each one's thread CPU seconds.
+    static func score(_ input: [Heard], setup: Setup, frame: LocalFrame, parked: Bool,
+                      timed: (Double) -> Void) -> (estimates: Int, medianError: Double, inside90: Double, inside50: Double) {
+        var errors: [Double] = [], inside90 = 0, inside50 = 0
+        replay(input, bikes: setup.bikes, window: setup.window) { heard, history, now in
             let started = threadCPUSeconds()
-            let estimate = SightingFusion.fuse(history, now: now, window: setup.window)
-            slowest = max(slowest, threadCPUSeconds() - started)
+            let estimate = SightingFusion.fuse(history, now: now, window: setup.window, parked: parked)
+            timed(threadCPUSeconds() - started)
             guard let estimate else { return }
-            let error = frame.point(latitude: estimate.latitude, longitude: estimate.longitude).distance(to: bikes[bike])
+            let error = frame.point(latitude: estimate.latitude, longitude: estimate.longitude).distance(to: heard.truth)
             errors.append(error)
             if error <= estimate.radius90 { inside90 += 1 }
             if error <= estimate.radius50 { inside50 += 1 }
         }
-        let fuseCPU = cpuSeconds() - fuseStart
-        return Result(setup: setup, estimates: errors.count, fuseCPU: fuseCPU, baselineCPU: baselineCPU,
-                      meanWindow: Double(windowTotal) / Double(max(1, count)), slowest: slowest,
-                      medianError: median(errors), baselineMedianError: median(baselineErrors),
-                      inside90: Double(inside90) / Double(max(1, errors.count)), inside50: Double(inside50) / Double(max(1, errors.count)))
+        let estimates = Double(max(1, errors.count))
+        return (errors.count, median(errors), Double(inside90) / estimates, Double(inside50) / estimates)
     }
 
     /// Each sighting in turn, with its bike's sightings of the last `window` seconds (itself included).
-    static func replay(_ input: [Heard], bikes: Int, window: Double, _ body: (Int, [FusionSighting], Double) -> Void) {
+    static func replay(_ input: [Heard], bikes: Int, window: Double, _ body: (Heard, [FusionSighting], Double) -> Void) {
         var histories = [[FusionSighting]](repeating: [], count: bikes)
         for heard in input {
             let now = heard.sighting.time
             histories[heard.bike].removeAll { $0.time <= now - window }
             histories[heard.bike].append(heard.sighting)
-            body(heard.bike, histories[heard.bike], now)
+            body(heard, histories[heard.bike], now)
         }
     }
 
