@@ -149,12 +149,14 @@ public enum SightingFusion {
         return heard.filter { $0.sighting.serverTime > moved }
     }
 
-    /// A bike on the move is near where it was heard last. Its speed is the slope of its sentinels'
-    /// places against time, less twice that slope's standard error, so the sentinels around a parked
-    /// bike do not pass for motion. Kept: the sightings of the time it took to cover the newest one's
-    /// distance; the lag, metres, is how far it has gone since them on average, and widens the radius.
+    /// A bike on the move is near where it was heard last. Its speed is the slope of its fixed
+    /// sentinels' places against time (a roaming one's places drift with the bus, not the bike),
+    /// less twice that slope's standard error, so the sentinels around a parked bike do not pass
+    /// for motion. Kept: the sightings of the time it took to cover the newest one's distance; the
+    /// lag, metres, is how far it has gone since them on average, and widens the radius.
     static func onTheMove(_ heard: [Heard], newest: Heard, now: Double) -> (heard: [Heard], lag: Double) {
-        guard let motion = Motion(heard.map { ($0.sighting.serverTime, $0.point) }) else { return (heard, 0) }
+        let fixed = heard.filter { $0.sighting.accuracy == nil }.map { ($0.sighting.serverTime, $0.point) }
+        guard let motion = Motion(fixed) else { return (heard, 0) }
         let speed = motion.speed - 2 * motion.standardError
         guard speed > 0 else { return (heard, 0) }
         let since = newest.sighting.serverTime - newest.distance / speed

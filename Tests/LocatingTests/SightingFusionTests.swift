@@ -128,6 +128,16 @@ struct SightingFusionTests {
         #expect(estimate.radius90.isFinite)
         #expect(estimate.radius50 > 8 * 0.5, "no finer than the GPS: radius50 \(estimate.radius50) m")
         #expect(SightingFusion.fuse([noFix], now: 300, window: 600) == nil, "no place at all: no estimate")
+
+        // One pass, its fixes drifting along the road at the bus's 10 m/s: the bus moves, not the bike.
+        let pass = stride(from: -40.0, through: 40, by: 20).enumerated().map { index, east in
+            sighting("bus", east: bike.x + east, north: -15, metresAway: PlanePoint(x: bike.x + east, y: -15).distance(to: bike),
+                     time: 100 + Double(index) * 2, accuracy: 8)
+        }
+        let passed = try #require(SightingFusion.fuse(pass, now: 130, window: 600))
+        let along = frame.point(latitude: passed.latitude, longitude: passed.longitude).x - bike.x
+        #expect(abs(along) < 10, "the pass adds up: \(along) m along the road from the bike, not at the last fix 40 m on")
+        #expect(passed == SightingFusion.fuse(pass, now: 130, window: 600, parked: true), "its drift is not the bike's motion")
     }
 
     @Test func anotherOwnersHomeSentinelMarksTheEstimate() throws {
