@@ -14,8 +14,11 @@ public struct PositionEstimate: Codable, Sendable, Equatable {
     public var at: String
     /// The estimate in words (`PositionEstimate.words`).
     public var words: String
+    /// Metres a second, when its fixed sentinels show the bike on the move; absent when parked.
+    public var speed: Double?
 
-    public init(latitude: Double, longitude: Double, radius50: Double, radius90: Double, sources: Int, at: String, words: String) {
+    public init(latitude: Double, longitude: Double, radius50: Double, radius90: Double, sources: Int, at: String, words: String,
+                speed: Double? = nil) {
         self.latitude = latitude
         self.longitude = longitude
         self.radius50 = radius50
@@ -23,12 +26,15 @@ public struct PositionEstimate: Codable, Sendable, Equatable {
         self.sources = sources
         self.at = at
         self.words = words
+        self.speed = speed
     }
 
     /// "within 35 m of Cafe Rosa, 9 times in 10, from 3 sentinels": `radius` metres rounded up (a
-    /// rounded-down radius would no longer hold), `place` a name or coordinates. Pure.
-    public static func words(radius: Double, place: String, sources: Int) -> String {
+    /// rounded-down radius would no longer hold), `place` a name or coordinates; with `speed` (m/s),
+    /// ", on the move at about 18 km/h". Pure.
+    public static func words(radius: Double, place: String, sources: Int, speed: Double? = nil) -> String {
         let metres = max(1, Int(radius.rounded(.up)))
-        return "within \(metres) m of \(place), 9 times in 10, from \(sources) sentinel\(sources == 1 ? "" : "s")"
+        let moving = speed.map { ", on the move at about \(max(1, Int(($0 * 3.6).rounded()))) km/h" } ?? ""
+        return "within \(metres) m of \(place), 9 times in 10, from \(sources) sentinel\(sources == 1 ? "" : "s")\(moving)"
     }
 }

@@ -56,6 +56,9 @@ public struct FusedEstimate: Sendable, Equatable {
     public var unplaced: [String]
     /// Drawn on another owner's home sentinel: show it to others no finer than that sentinel's grid.
     public var othersHome: Bool
+    /// Metres a second, when the fixed sentinels' places drift one way (`SightingFusion.onTheMove`);
+    /// nil when the bike is parked, or too few of them heard it to tell.
+    public var speed: Double?
 }
 
 /// Fuses a bike's sightings of the last `window` seconds (server time) into one estimate. Pure.
@@ -64,8 +67,8 @@ public struct FusedEstimate: Sendable, Equatable {
 /// roaming sentinel's sightings counts at its own GPS fix, with that fix's accuracy, so passes
 /// by a parked bike add up. The places are put into local metres around the first one
 /// (`LocalFrame`) and fitted by `PositionFit`; the radii are the locator's. A bike carried off is
-/// where it was heard last: sightings from before it moved are left out (`sinceLastMove`), and
-/// one on the move keeps only its newest (`onTheMove`).
+/// where it was heard last: one on the move keeps only its newest sightings (`onTheMove`), and
+/// otherwise sightings from before it last moved are left out (`sinceLastMove`).
 public enum SightingFusion {
     /// How fast a bike may have been carried between two sightings, m/s (a van on a motorway).
     /// Two sentinels too far apart to hear it from one spot, further apart than this allows in the
@@ -83,7 +86,8 @@ public enum SightingFusion {
         let frame = LocalFrame(latitude: origin.latitude, longitude: origin.longitude)
         let inWindow = recent.compactMap { Heard($0, frame: frame, configuration: configuration) }
         guard let newest = inWindow.max(by: { $0.sighting.serverTime < $1.sighting.serverTime }) else { return nil }
-        let (heard, lag) = parked ? (inWindow, 0) : onTheMove(sinceLastMove(inWindow, newest: newest), newest: newest, now: now)
+        let (heard, lag, speed) = parked ? (inWindow, 0, nil)
+            : onTheMove(inWindow, newest: newest, now: now) ?? (sinceLastMove(inWindow, newest: newest), 0, nil)
         let placed = heard.map(\.sighting)
         // Fixed sentinels (no accuracy) by sentinel and place; each roaming fix on its own.
         var groups: [GroupKey: [Heard]] = [:]
@@ -112,7 +116,7 @@ public enum SightingFusion {
         return FusedEstimate(latitude: place.latitude, longitude: place.longitude,
                              radius50: scale.radius50 * spread, radius90: scale.radius90 * spread,
                              sources: Array(Set(placed.map(\.sentinel))).sorted(), unplaced: unplaced.subtracting(placed.map(\.sentinel)).sorted(),
-                             othersHome: placed.contains(where: \.othersHome))
+                             othersHome: placed.contains(where: \.othersHome), speed: speed)
     }
 
     /// A placed sighting in the local plane, with how far its level says the bike was.
@@ -149,20 +153,21 @@ public enum SightingFusion {
         return heard.filter { $0.sighting.serverTime > moved }
     }
 
-    /// A bike on the move is near where it was heard last. Its speed is the slope of its fixed
-    /// sentinels' places against time (a roaming one's places drift with the bus, not the bike),
-    /// less twice that slope's standard error, so the sentinels around a parked bike do not pass
-    /// for motion. Kept: the sightings of the time it took to cover the newest one's distance; the
-    /// lag, metres, is how far it has gone since them on average, and widens the radius.
-    static func onTheMove(_ heard: [Heard], newest: Heard, now: Double) -> (heard: [Heard], lag: Double) {
+    /// A bike on the move is near where it was heard last. It is on the move when the slope of its
+    /// fixed sentinels' places against time over the window (a roaming one's places drift with the
+    /// bus, not the bike) stays above 0 less twice its standard error, so the sentinels around a
+    /// parked bike do not pass for motion. Kept: the sightings of the time it took, at that
+    /// speed, to cover the newest one's distance; the lag, metres, is how far it has gone since them
+    /// on average, and widens the radius. Nil when it is not on the move.
+    static func onTheMove(_ heard: [Heard], newest: Heard, now: Double) -> (heard: [Heard], lag: Double, speed: Double?)? {
         let fixed = heard.filter { $0.sighting.accuracy == nil }.map { ($0.sighting.serverTime, $0.point) }
-        guard let motion = Motion(fixed) else { return (heard, 0) }
+        guard let motion = Motion(fixed) else { return nil }
         let speed = motion.speed - 2 * motion.standardError
-        guard speed > 0 else { return (heard, 0) }
+        guard speed > 0 else { return nil }
         let since = newest.sighting.serverTime - newest.distance / speed
         let kept = heard.filter { $0.sighting.serverTime >= since }
         let age = kept.map { now - $0.sighting.serverTime }.reduce(0, +) / Double(max(1, kept.count))
-        return (kept, speed * age)
+        return (kept, speed * age, motion.speed)
     }
 
     /// What counts once: a fixed sentinel at one place, or each of a roaming sentinel's fixes.

@@ -49,7 +49,8 @@ import Yams
                                        latitude: 52.0912, longitude: 5.1231, accuracy: 8, fixTime: "2026-11-21T10:04:59.000Z", fix: "gps",
                                        sentinel: "Bus line 12", receivedAt: "2026-11-21T10:05:01.000Z", heldForReview: true)
     static let estimate = PositionEstimate(latitude: 52.0907, longitude: 5.1215, radius50: 18.5, radius90: 34.2, sources: 3,
-                                           at: "2026-11-21T10:05:00.000Z", words: "within 35 m of Cafe Rosa, 9 times in 10, from 3 sentinels")
+                                           at: "2026-11-21T10:05:00.000Z",
+                                           words: "within 35 m of Cafe Rosa, 9 times in 10, from 3 sentinels, on the move at about 18 km/h", speed: 5)
     static let event = NotificationEvent(type: "sighting", sightingId: "s1", bikeId: "b1", bikeName: "Commuter", event: "arrived",
                                          time: "2026-11-21T10:00:00.000Z", beacon: beacon, zone: "near", rssi: -67, distance: 2.5,
                                          sentinel: "Bus line 12", latitude: 52.0912, longitude: 5.1231, accuracy: 8, estimate: estimate)
@@ -206,7 +207,9 @@ import Yams
                    minimal: SentinelEnrolment(token: "bbs_x", name: "Bus 12", serverURL: "https://bikes.example.org", roaming: true, place: nil)),
             Sample("SightingPage", SightingPage(sightings: [record], nextCursor: "1763719500000~s1", estimate: estimate),
                    minimal: SightingPage(sightings: [], nextCursor: nil)),
-            Sample("PositionEstimate", estimate),
+            Sample("PositionEstimate", estimate,
+                   minimal: PositionEstimate(latitude: 52.0907, longitude: 5.1215, radius50: 18.5, radius90: 34.2, sources: 3,
+                                             at: "2026-11-21T10:05:00.000Z", words: "within 35 m of Cafe Rosa, 9 times in 10, from 3 sentinels")),
             Sample("NotificationEvent", event, minimal: eventWithoutDistance),
             Sample("ReviewEvent", ReviewEvent(bikeId: "b1", bikeName: "Commuter", status: "sealed", message: "Someone reported finding this bike's tag hidden on them.",
                                               operatorContact: "ops@example.org", time: "2026-11-21T10:00:00.000Z"),

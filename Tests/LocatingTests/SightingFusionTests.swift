@@ -39,17 +39,22 @@ struct SightingFusionTests {
         #expect(estimate.radius50 < estimate.radius90)
     }
 
-    /// Heard at the cafe for two minutes, then four minutes later at a garage 1.6 km away: the bike was ridden
-    /// there. The estimate is at the garage with the garage's radius, not a circle around the empty middle. Had the
-    /// garage heard it one second after the cafe, nothing could have carried it there: a contradiction, kept whole.
+    /// Heard at the cafe for two minutes, then four minutes later at a garage 1.6 km away: the bike was carried there.
+    /// The estimate is at the garage, not in a circle around the empty middle; three cafe sightings and the garage's make
+    /// a line, so it is on the move, and its radius grows by how far it may have gone since. Heard once at each, no line:
+    /// it moved, and the estimate is the garage's alone. Had the garage heard it one second after the cafe, nothing could
+    /// have carried it there: a contradiction, kept whole.
     @Test func aBikeThatMovedIsWhereItWasHeardLast() throws {
         let cafe = [10.0, 60, 120].map { sighting("cafe", east: 0, north: 0, metresAway: 5, time: $0) }
         let garage = sighting("garage", east: 1_600, north: 0, metresAway: 5, time: 360)
-        let estimate = try #require(SightingFusion.fuse(cafe + [garage], now: 370, window: 400))
-        let point = frame.point(latitude: estimate.latitude, longitude: estimate.longitude)
-        #expect(point.distance(to: PlanePoint(x: 1_600, y: 0)) < 1 && estimate.sources == ["garage"], "\(point), from \(estimate.sources)")
         let garageAlone = try #require(SightingFusion.fuse([garage], now: 370, window: 400))
-        #expect(estimate.radius90 == garageAlone.radius90)
+        for (sightings, moving) in [(cafe + [garage], true), ([cafe[0], garage], false)] {
+            let estimate = try #require(SightingFusion.fuse(sightings, now: 370, window: 400))
+            let point = frame.point(latitude: estimate.latitude, longitude: estimate.longitude)
+            #expect(point.distance(to: PlanePoint(x: 1_600, y: 0)) < 1 && estimate.sources == ["garage"], "\(point), from \(estimate.sources)")
+            #expect((estimate.speed != nil) == moving && estimate.radius90 >= garageAlone.radius90, "\(estimate)")
+            #expect(moving || estimate.radius90 == garageAlone.radius90)
+        }
 
         var teleported = garage
         teleported.time = 121
@@ -75,13 +80,16 @@ struct SightingFusionTests {
         let middle = frame.point(latitude: kept.latitude, longitude: kept.longitude).distance(to: truth(290))
         #expect(error < 60 && error < followed.radius90, "\(error) m off, radius90 \(followed.radius90) m, from \(followed.sources)")
         #expect(middle > 300, "keeping the whole ride: \(middle) m behind")
+        #expect(abs((followed.speed ?? 0) - 5) < 1, "on the move at \(followed.speed ?? 0) m/s")
+        #expect(kept.speed == nil)
 
         let corners = [(0.0, 0.0), (100, 0), (0, 100), (100, 100)]
         let parked = stride(from: 0.0, through: 290, by: 10).enumerated().map { index, time in
             let corner = corners[index % 4]
             return sighting("c\(index % 4)", east: corner.0, north: corner.1, metresAway: PlanePoint(x: corner.0, y: corner.1).distance(to: PlanePoint(x: 40, y: 55)), time: time)
         }
-        #expect(try #require(SightingFusion.fuse(parked, now: 290, window: 300)).sources == ["c0", "c1", "c2", "c3"])
+        let still = try #require(SightingFusion.fuse(parked, now: 290, window: 300))
+        #expect(still.sources == ["c0", "c1", "c2", "c3"] && still.speed == nil)
     }
 
     /// Sentinels a street apart (`bikebeacon-bench fuse`'s city, smaller): the room's 6 m prior made radius90 hold for

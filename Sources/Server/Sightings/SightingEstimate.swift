@@ -86,6 +86,7 @@ enum SightingEstimate {
         guard let newest = fusing.map(\.serverTime).max(),
               let fused = SightingFusion.fuse(fusing, now: newest, window: SightingEstimates.window + 0.001) else { return nil }
         let at = Timestamp.format(milliseconds: Int64((newest * 1000).rounded()))
+        let speed = fused.speed.map { ($0 * 10).rounded() / 10 }
         guard !fused.othersHome else {
             // No finer than the hidden sentinel's grid: the snapped point, at least the grid's radius, no name.
             let point = SightingPrivacy.snapped(latitude: fused.latitude, longitude: fused.longitude)
@@ -93,13 +94,15 @@ enum SightingEstimate {
             return PositionEstimate(
                 latitude: point.latitude, longitude: point.longitude, radius50: max(fused.radius50, SightingPrivacy.gridAccuracy),
                 radius90: radius90, sources: fused.sources.count, at: at,
-                words: PositionEstimate.words(radius: radius90, place: coordinates(point.latitude, point.longitude), sources: fused.sources.count))
+                words: PositionEstimate.words(radius: radius90, place: coordinates(point.latitude, point.longitude), sources: fused.sources.count,
+                                              speed: speed),
+                speed: speed)
         }
         let latitude = SightingPrivacy.rounded(fused.latitude), longitude = SightingPrivacy.rounded(fused.longitude)
         let sources = Set(fused.sources)
         return PositionEstimate(latitude: latitude, longitude: longitude, radius50: (fused.radius50 * 10).rounded() / 10,
                                 radius90: (fused.radius90 * 10).rounded() / 10, sources: fused.sources.count, at: at,
-                                words: words(fused, fixed: heard.filter { $0.enrolled && sources.contains($0.sentinel) }))
+                                words: words(fused, fixed: heard.filter { $0.enrolled && sources.contains($0.sentinel) }), speed: speed)
     }
 
     /// Named after the nearest fixed sentinel that contributed when the point is within its radius90 of
@@ -113,9 +116,9 @@ enum SightingEstimate {
         guard let nearest, nearest.metres <= fused.radius90 else {
             return PositionEstimate.words(radius: fused.radius90,
                                           place: coordinates(SightingPrivacy.rounded(fused.latitude), SightingPrivacy.rounded(fused.longitude)),
-                                          sources: fused.sources.count)
+                                          sources: fused.sources.count, speed: fused.speed)
         }
-        return PositionEstimate.words(radius: fused.radius90 + nearest.metres, place: nearest.name, sources: fused.sources.count)
+        return PositionEstimate.words(radius: fused.radius90 + nearest.metres, place: nearest.name, sources: fused.sources.count, speed: fused.speed)
     }
 
     static func coordinates(_ latitude: Double, _ longitude: Double) -> String {

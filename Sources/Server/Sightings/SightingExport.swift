@@ -68,6 +68,8 @@ enum SightingExport {
         var sources: Int
         var at: String
         var words: String
+        /// Metres a second, when on the move; absent when parked.
+        var speed_m_s: Double?
     }
 
     struct Point: Encodable {
@@ -80,7 +82,7 @@ enum SightingExport {
     static func geoJSON(_ sightings: [SightingRecord], estimate: PositionEstimate? = nil) throws -> [UInt8] {
         let located = estimate.map { e in
             Feature(geometry: Point(coordinates: [e.longitude, e.latitude]), properties: .estimate(EstimateProperties(
-                radius50_m: e.radius50, radius90_m: e.radius90, sources: e.sources, at: e.at, words: e.words)))
+                radius50_m: e.radius50, radius90_m: e.radius90, sources: e.sources, at: e.at, words: e.words, speed_m_s: e.speed)))
         }
         let collection = FeatureCollection(features: sightings.map { sighting in
             var point: Point?

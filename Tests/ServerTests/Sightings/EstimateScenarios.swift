@@ -17,12 +17,19 @@ struct EstimateTests {
             == "within 35 m of Cafe Rosa, 9 times in 10, from 3 sentinels")
         #expect(PositionEstimate.words(radius: 0.2, place: "52.0907, 5.1215", sources: 1)
             == "within 1 m of 52.0907, 5.1215, 9 times in 10, from 1 sentinel")
+        #expect(PositionEstimate.words(radius: 80, place: "Cafe Rosa", sources: 1, speed: 5)
+            == "within 80 m of Cafe Rosa, 9 times in 10, from 1 sentinel, on the move at about 18 km/h")
     }
 
     @Test func sqlite() async throws { try await EstimateScenarios.fusedSealedAndPrivate(.sqlite) }
 
     @Test(.enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
     func postgres() async throws { try await EstimateScenarios.fusedSealedAndPrivate(.postgres) }
+
+    @Test func onTheMoveSQLite() async throws { try await EstimateScenarios.onTheMove(.sqlite) }
+
+    @Test(.enabled(if: Backend.postgresURL != nil, Backend.postgresSkipReason))
+    func onTheMovePostgres() async throws { try await EstimateScenarios.onTheMove(.postgres) }
 
     @Test func clockOffsetsSQLite() async throws { try await EstimateScenarios.clockOffsets(.sqlite) }
 
@@ -140,6 +147,39 @@ enum EstimateScenarios {
             #expect(hidden.radius50 >= SightingPrivacy.gridAccuracy && hidden.radius90 >= SightingPrivacy.gridAccuracy, "\(hidden)")
             #expect(hidden.words == "within 500 m of 52.1250, \(SightingRecord.degrees(snapped.longitude)), 9 times in 10, from 1 sentinel")
             #expect(PrivacyScenarios.secrets.allSatisfy { !PrivacyScenarios.withoutTimes("\(hidden)").contains($0) }, "\(hidden)")
+        }
+    }
+
+    /// A bike ridden north up a street past a sentinel every 100 m, each hearing it 20 s after the last (5 m/s): the
+    /// estimate is at the newest sentinel, not the middle of the street, and says it is on the move, in words, in the
+    /// API and in the GeoJSON export.
+    static func onTheMove(_ backend: Backend) async throws {
+        let harness = try await Harness.make(backend)
+        var tokens: [String] = []
+        for block in 0..<4 {
+            tokens.append(try await harness.sentinel("Street \(block)", latitude: cafe.latitude + 0.0009 * Double(block), longitude: cafe.longitude).1)
+        }
+        let street = tokens
+        try await harness.run { client in
+            let ann = try await client.owner("ann@example.org")
+            let bike = try await client.bike(ann)
+            #expect(try await client.send(.post, "/v1/bikes/\(bike.id)/missing", token: ann).status == .ok)
+            for (block, token) in street.enumerated() {
+                let sighting = Fixture.sighting(time: "2026-11-21T10:0\(block / 3):\(String(format: "%02d", block * 20 % 60))Z", rssi: -70)
+                #expect(try client.decode(SightingResult.self, try await client.send(.post, "/v1/sightings", token: token,
+                                                                                      json: Fixture.Batch(sightings: [sighting]))).accepted == 1)
+            }
+            let page = try client.decode(SightingPage.self, try await client.send(.get, "/v1/bikes/\(bike.id)/sightings", token: ann))
+            let moving = try #require(page.estimate)
+            #expect(moving.at == "2026-11-21T10:01:00.000Z" && moving.sources == 1, "\(moving)")
+            #expect(abs(moving.latitude - (cafe.latitude + 0.0027)) < 0.0001, "at the newest sentinel: \(moving)")
+            #expect(abs((moving.speed ?? 0) - 5) < 0.5, "\(moving)")
+            #expect(moving.words.hasPrefix("within ") && moving.words.hasSuffix(" of Street 3, 9 times in 10, from 1 sentinel, on the move at about 18 km/h"),
+                    "\(moving.words)")
+            let geo = try await client.send(.get, "/v1/bikes/\(bike.id)/sightings?format=geojson", token: ann)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(geo.body.readableBytesView)) as? [String: Any])
+            let properties = try #require((object["features"] as? [[String: Any]])?.last?["properties"] as? [String: Any])
+            #expect(properties["speed_m_s"] as? Double == moving.speed && properties["words"] as? String == moving.words, "\(properties)")
         }
     }
 
