@@ -84,9 +84,10 @@ enum SightingEstimate {
                            calibration: s.reading?.calibration(rssi: s.rssi, distance: s.distance) ?? .none, othersHome: audience.hides(s.home))
         }
         guard let newest = fusing.map(\.serverTime).max(),
-              let fused = SightingFusion.fuse(fusing, now: newest, window: SightingEstimates.window + 0.001) else { return nil }
+              var fused = SightingFusion.fuse(fusing, now: newest, window: SightingEstimates.window + 0.001) else { return nil }
         let at = Timestamp.format(milliseconds: Int64((newest * 1000).rounded()))
-        let speed = fused.speed.map { ($0 * 10).rounded() / 10 }
+        // Rounded once, so the words say the speed the API gives.
+        fused.speed = fused.speed.map { ($0 * 10).rounded() / 10 }
         guard !fused.othersHome else {
             // No finer than the hidden sentinel's grid: the snapped point, at least the grid's radius, no name.
             let point = SightingPrivacy.snapped(latitude: fused.latitude, longitude: fused.longitude)
@@ -95,14 +96,14 @@ enum SightingEstimate {
                 latitude: point.latitude, longitude: point.longitude, radius50: max(fused.radius50, SightingPrivacy.gridAccuracy),
                 radius90: radius90, sources: fused.sources.count, at: at,
                 words: PositionEstimate.words(radius: radius90, place: coordinates(point.latitude, point.longitude), sources: fused.sources.count,
-                                              speed: speed),
-                speed: speed)
+                                              speed: fused.speed),
+                speed: fused.speed)
         }
         let latitude = SightingPrivacy.rounded(fused.latitude), longitude = SightingPrivacy.rounded(fused.longitude)
         let sources = Set(fused.sources)
         return PositionEstimate(latitude: latitude, longitude: longitude, radius50: (fused.radius50 * 10).rounded() / 10,
                                 radius90: (fused.radius90 * 10).rounded() / 10, sources: fused.sources.count, at: at,
-                                words: words(fused, fixed: heard.filter { $0.enrolled && sources.contains($0.sentinel) }), speed: speed)
+                                words: words(fused, fixed: heard.filter { $0.enrolled && sources.contains($0.sentinel) }), speed: fused.speed)
     }
 
     /// Named after the nearest fixed sentinel that contributed when the point is within its radius90 of
