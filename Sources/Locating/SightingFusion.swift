@@ -86,8 +86,8 @@ public enum SightingFusion {
         let frame = LocalFrame(latitude: origin.latitude, longitude: origin.longitude)
         let inWindow = recent.compactMap { Heard($0, frame: frame, configuration: configuration) }
         guard let newest = inWindow.max(by: { $0.sighting.serverTime < $1.sighting.serverTime }) else { return nil }
-        let (heard, lag, speed) = parked ? (inWindow, 0, nil)
-            : onTheMove(inWindow, newest: newest, now: now) ?? (sinceLastMove(inWindow, newest: newest), 0, nil)
+        let moving = parked ? nil : onTheMove(inWindow, newest: newest, now: now)
+        let heard = moving?.heard ?? (parked ? inWindow : sinceLastMove(inWindow, newest: newest))
         let placed = heard.map(\.sighting)
         // Fixed sentinels (no accuracy) by sentinel and place; each roaming fix on its own.
         var groups: [GroupKey: [Heard]] = [:]
@@ -111,12 +111,13 @@ public enum SightingFusion {
         // discounts them alike and keeps the point between them, so its spread says nothing of them. The point lies
         // outside what their levels say by up to `miss` metres; the radius grows by it, and the point does not jump.
         let miss = observations.map { max(0, fit.point.distance(to: $0.position) - $0.distance - $0.positionAccuracy) }.max() ?? 0
+        let lag = moving?.lag ?? 0
         let spread = (fit.spread * fit.spread + miss * miss + lag * lag).squareRoot()
         let scale = configuration.radiusScale(receivers: observations.count)
         return FusedEstimate(latitude: place.latitude, longitude: place.longitude,
                              radius50: scale.radius50 * spread, radius90: scale.radius90 * spread,
                              sources: Array(Set(placed.map(\.sentinel))).sorted(), unplaced: unplaced.subtracting(placed.map(\.sentinel)).sorted(),
-                             othersHome: placed.contains(where: \.othersHome), speed: speed)
+                             othersHome: placed.contains(where: \.othersHome), speed: moving?.speed)
     }
 
     /// A placed sighting in the local plane, with how far its level says the bike was.
@@ -159,7 +160,7 @@ public enum SightingFusion {
     /// parked bike do not pass for motion. Kept: the sightings of the time it took, at that
     /// speed, to cover the newest one's distance; the lag, metres, is how far it has gone since them
     /// on average, and widens the radius. Nil when it is not on the move.
-    static func onTheMove(_ heard: [Heard], newest: Heard, now: Double) -> (heard: [Heard], lag: Double, speed: Double?)? {
+    static func onTheMove(_ heard: [Heard], newest: Heard, now: Double) -> (heard: [Heard], lag: Double, speed: Double)? {
         let fixed = heard.filter { $0.sighting.accuracy == nil }.map { ($0.sighting.serverTime, $0.point) }
         guard let motion = Motion(fixed) else { return nil }
         let speed = motion.speed - 2 * motion.standardError
