@@ -75,6 +75,11 @@ public enum SightingFusion {
     /// time between them, contradict each other rather than show a move: both stay, and the radius grows.
     public static let fastestMove = 40.0
 
+    /// How often a parked bike's estimate may say it is on the move: the places of the sentinels
+    /// around it make a slope of their own. Twice its standard error, the margin before, passed for
+    /// motion in one estimate in seven of `bikebeacon-bench fuse`'s parked city.
+    public static let movingFalseAlarm = 0.01
+
     /// `parked` keeps every sighting of the window, as if the bike never moved (a baseline for the bench).
     public static func fuse(_ sightings: [FusionSighting], now: Double, window: Double,
                             configuration: LocatorConfiguration = .init(), parked: Bool = false) -> FusedEstimate? {
@@ -156,15 +161,27 @@ public enum SightingFusion {
 
     /// A bike on the move is near where it was heard last. It is on the move when the slope of its
     /// fixed sentinels' places against time over the window (a roaming one's places drift with the
-    /// bus, not the bike) stays above 0 less twice its standard error, so the sentinels around a
-    /// parked bike do not pass for motion. Kept: the sightings of the time it took, at that
-    /// speed, to cover the newest one's distance; the lag, metres, is how far it has gone since them
-    /// on average, and widens the radius. Nil when it is not on the move.
+    /// bus, not the bike) is larger than their scatter would make for a parked bike but one time in
+    /// a hundred (`movingFalseAlarm`). A run of sightings by one sentinel, with no other between,
+    /// counts once, at its mean time: its sightings share one place, so they are one piece of
+    /// evidence, not many, and counted singly they would make a parked bike's step from a sentinel
+    /// that fell silent to its neighbour look like a ride. So it takes three runs: two make a step,
+    /// not a line (a move far beyond both sentinels' reach is still seen, by `sinceLastMove`). Kept:
+    /// the sightings of the time it took, at the line's speed, to cover the newest one's distance;
+    /// the lag, metres, is how far it has gone since them on average, and widens the radius. Nil
+    /// when it is not on the move.
     static func onTheMove(_ heard: [Heard], newest: Heard, now: Double) -> (heard: [Heard], lag: Double, speed: Double)? {
-        let fixed = heard.filter { $0.sighting.accuracy == nil }.map { ($0.sighting.serverTime, $0.point) }
-        guard let motion = Motion(fixed) else { return nil }
-        let speed = motion.speed - 2 * motion.standardError
-        guard speed > 0 else { return nil }
+        var runs: [(time: Double, point: PlanePoint, count: Double)] = []
+        for one in heard.filter({ $0.sighting.accuracy == nil }).sorted(by: { $0.sighting.serverTime < $1.sighting.serverTime }) {
+            if let last = runs.last, last.point == one.point {
+                runs[runs.count - 1].count += 1
+                runs[runs.count - 1].time += (one.sighting.serverTime - last.time) / runs[runs.count - 1].count
+            } else {
+                runs.append((one.sighting.serverTime, one.point, 1))
+            }
+        }
+        guard let motion = Motion(runs.map { ($0.time, $0.point) }), motion.leastSpeed(falseAlarm: movingFalseAlarm) > 0 else { return nil }
+        let speed = motion.speed
         let since = newest.sighting.serverTime - newest.distance / speed
         let kept = heard.filter { $0.sighting.serverTime >= since }
         let age = kept.map { now - $0.sighting.serverTime }.reduce(0, +) / Double(max(1, kept.count))

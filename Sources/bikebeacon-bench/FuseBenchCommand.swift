@@ -14,7 +14,9 @@ struct FuseBenchCommand: ParsableCommand {
         and takes the loudest sentinel's place. The database query that gathers a window is not in it. \
         --ridden SPEED rides every bike instead, at SPEED m/s in a straight line (turning back at the \
         city's edge), scores each estimate against where the bike is then, and also fuses keeping the \
-        whole window, as if bikes never moved.
+        whole window, as if bikes never moved. --handover SECONDS parks every bike but has it heard by \
+        one of its four sentinels at a time, the next round taking over every SECONDS (a sentinel falling \
+        silent and its neighbour hearing on): the case most likely to pass for a ride.
         """
     )
 
@@ -24,23 +26,27 @@ struct FuseBenchCommand: ParsableCommand {
     @Option(help: "Missing bikes the sightings are of.") var bikes = 1_000
     @Option(help: "Metres between neighbouring sentinels.") var spacing = 100.0
     @Option(help: "Ride every bike at this many m/s instead of parking it.") var ridden: Double?
+    @Option(help: "Have a parked bike heard by one of its four sentinels at a time, the next taking over after this many seconds.")
+    var handover: Double?
 
     func validate() throws {
-        guard seconds > 0, rate > 0, sentinels > 0, bikes > 0, spacing > 0, (ridden ?? 1) > 0 else {
-            throw ValidationError("--seconds, --rate, --sentinels, --bikes, --spacing and --ridden must be positive")
+        guard seconds > 0, rate > 0, sentinels > 0, bikes > 0, spacing > 0, (ridden ?? 1) > 0, (handover ?? 1) > 0 else {
+            throw ValidationError("--seconds, --rate, --sentinels, --bikes, --spacing, --ridden and --handover must be positive")
         }
+        guard ridden == nil || handover == nil else { throw ValidationError("--handover is for parked bikes: give it or --ridden, not both") }
     }
 
     func run() throws {
         let result = FusionBench.run(.init(seconds: seconds, sightingsPerSecond: rate, sentinels: sentinels, bikes: bikes, spacing: spacing,
-                                           riddenSpeed: ridden))
+                                           riddenSpeed: ridden, handover: handover))
         print("bench fuse: \(sentinels) sentinels \(fmt(spacing, 0)) m apart, \(bikes) bikes, \(rate) sightings/s for \(seconds) s; "
               + "\(result.estimates) estimates, \(fmt(result.meanWindow, 1)) sightings in a window on average")
         print("CPU (getrusage, this run): fusing \(fmt(result.fuseCPU, 3)) s = \(fmt(result.coreShare * 100, 2)) % of a core; "
               + "baseline (loudest sentinel) \(fmt(result.baselineCPU, 3)) s = \(fmt(result.baselineCoreShare * 100, 2)) %; "
               + "\(fmt(result.estimates > 0 ? result.fuseCPU / Double(result.estimates) * 1e6 : .nan, 1)) µs an estimate, slowest \(fmt(result.slowest * 1e3, 3)) ms of thread CPU")
         print("error against the bikes' places: median \(fmt(result.medianError, 1)) m fused, \(fmt(result.baselineMedianError, 1)) m loudest sentinel; "
-              + "within radius90 \(fmt(result.inside90 * 100, 0)) %, radius50 \(fmt(result.inside50 * 100, 0)) %")
+              + "within radius90 \(fmt(result.inside90 * 100, 0)) %, radius50 \(fmt(result.inside50 * 100, 0)) %; "
+              + "said to be on the move \(fmt(result.onTheMove * 100, 1)) %")
         if let whole = result.wholeWindow {
             print("keeping the whole window, as if bikes never moved: median \(fmt(whole.medianError, 1)) m; "
                   + "within radius90 \(fmt(whole.inside90 * 100, 0)) %, radius50 \(fmt(whole.inside50 * 100, 0)) %")

@@ -160,6 +160,23 @@ struct LocatorTests {
         #expect(Motion(ride.map { (time: 7, point: $0.point) }) == nil, "all at one time")
     }
 
+    /// Places scattered about one spot, with no motion: the least speed clears 0 about as often as asked, with 3 places or
+    /// 30 (twice the standard error clears it far more often: the speed is the length of a 2-D slope, not one coordinate).
+    @Test func aStillThingSeemsToMoveOnlyAsOftenAsAsked() throws {
+        var random = SplitMix64(seed: 7)
+        for places in [3, 30] {
+            var alarms = 0, twice = 0
+            for _ in 0..<4_000 {
+                let track = (0..<places).map { (time: Double($0) * 10, point: PlanePoint(x: Double.random(in: -50...50, using: &random), y: Double.random(in: -50...50, using: &random))) }
+                let motion = try #require(Motion(track))
+                if motion.leastSpeed(falseAlarm: 0.01) > 0 { alarms += 1 }
+                if motion.speed > 2 * motion.standardError { twice += 1 }
+            }
+            #expect((10...90).contains(alarms), "\(places) places: \(alarms) in 4000 seemed to move, asked 40")
+            #expect(twice > 300, "\(places) places, twice the standard error: \(twice) in 4000")
+        }
+    }
+
     /// No look-ahead: the fixes made from the first readings do not change when later ones arrive.
     @Test func fixesUseNoLaterReading() throws {
         let all = try Straight04.fixes(Straight04.receivers())

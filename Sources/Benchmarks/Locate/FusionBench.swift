@@ -13,7 +13,9 @@ import Locating
 /// is the fusing's own price. Levels follow the default model with 6 dB of shadowing; each
 /// estimate is scored against the bike's true place, so a fast but wrong fuse would show. With
 /// `riddenSpeed`, every bike is ridden instead, and the same estimates are also made keeping the
-/// whole window (`parked`), as if bikes never moved.
+/// whole window (`parked`), as if bikes never moved. With `handover`, a parked bike is heard by one
+/// of its four sentinels at a time, the next round taking over every so many seconds: the case
+/// most likely to pass for a ride, so the share of estimates said to be on the move is the price.
 public enum FusionBench {
     public struct Setup: Sendable {
         public var seconds: Int
@@ -26,9 +28,12 @@ public enum FusionBench {
         public var seed: UInt64
         /// m/s: each bike ridden in a straight line from its place, turning back at the city's edge; nil: parked.
         public var riddenSpeed: Double?
+        /// Seconds: a bike is heard by one of its four sentinels at a time, the next round taking over
+        /// after this long (a sentinel falling silent and its neighbour hearing on); nil: any of the four each time.
+        public var handover: Double?
 
         public init(seconds: Int = 60, sightingsPerSecond: Int = 100, sentinels: Int = 10_000, bikes: Int = 1_000,
-                    window: Double = 300, spacing: Double = 100, seed: UInt64 = 44, riddenSpeed: Double? = nil) {
+                    window: Double = 300, spacing: Double = 100, seed: UInt64 = 44, riddenSpeed: Double? = nil, handover: Double? = nil) {
             self.seconds = seconds
             self.sightingsPerSecond = sightingsPerSecond
             self.sentinels = sentinels
@@ -37,6 +42,7 @@ public enum FusionBench {
             self.spacing = spacing
             self.seed = seed
             self.riddenSpeed = riddenSpeed
+            self.handover = handover
         }
     }
 
@@ -56,6 +62,8 @@ public enum FusionBench {
         public var baselineMedianError: Double
         public var inside90: Double
         public var inside50: Double
+        /// Share of the estimates that say the bike is on the move (`FusedEstimate.speed`).
+        public var onTheMove: Double
         /// With `riddenSpeed`: the same estimates keeping every sighting of the window.
         public var wholeWindow: (medianError: Double, inside90: Double, inside50: Double)?
 
@@ -78,6 +86,9 @@ public enum FusionBench {
         let frame = LocalFrame(latitude: 52.09, longitude: 5.12)
         let bikes = (0..<setup.bikes).map { _ in PlanePoint(x: Double.random(in: 0...extent, using: &random), y: Double.random(in: 0...extent, using: &random)) }
         let headings = (0..<setup.bikes).map { _ in Double.random(in: 0..<(2 * .pi), using: &random) }
+        let phases = setup.handover == nil ? [] : (0..<setup.bikes).map { _ in Double.random(in: 0..<4, using: &random) }
+        /// The four sentinels around a bike, in turn round the square.
+        let corners = [(0, 0), (1, 0), (1, 1), (0, 1)]
         /// Folds a coordinate back into the city, as a rider turning back at its edge.
         func inside(_ value: Double) -> Double {
             guard extent > 0 else { return 0 }
@@ -95,8 +106,10 @@ public enum FusionBench {
             let bike = Int.random(in: 0..<setup.bikes, using: &random)
             let time = Double(index) / Double(setup.sightingsPerSecond)
             let truth = place(bike, at: time)
-            let column = min(side - 1, max(0, Int((truth.x / setup.spacing).rounded(.down)) + Int.random(in: 0...1, using: &random)))
-            let row = min(side - 1, max(0, Int((truth.y / setup.spacing).rounded(.down)) + Int.random(in: 0...1, using: &random)))
+            let corner = setup.handover.map { corners[Int(time / $0 + phases[bike]) % 4] }
+                ?? (Int.random(in: 0...1, using: &random), Int.random(in: 0...1, using: &random))
+            let column = min(side - 1, max(0, Int((truth.x / setup.spacing).rounded(.down)) + corner.0))
+            let row = min(side - 1, max(0, Int((truth.y / setup.spacing).rounded(.down)) + corner.1))
             let place = PlanePoint(x: Double(column) * setup.spacing, y: Double(row) * setup.spacing)
             let metres = max(1, place.distance(to: truth))
             let coordinates = frame.coordinates(of: place)
@@ -123,14 +136,14 @@ public enum FusionBench {
         return Result(setup: setup, estimates: fused.estimates, fuseCPU: fuseCPU, baselineCPU: baselineCPU,
                       meanWindow: Double(windowTotal) / Double(max(1, count)), slowest: slowest,
                       medianError: fused.medianError, baselineMedianError: median(baselineErrors),
-                      inside90: fused.inside90, inside50: fused.inside50,
+                      inside90: fused.inside90, inside50: fused.inside50, onTheMove: fused.onTheMove,
                       wholeWindow: wholeWindow.map { ($0.medianError, $0.inside90, $0.inside50) })
     }
 
     /// Every sighting's estimate scored against where its bike is; `timed` gets each one's thread CPU seconds.
     static func score(_ input: [Heard], setup: Setup, frame: LocalFrame, parked: Bool,
-                      timed: (Double) -> Void) -> (estimates: Int, medianError: Double, inside90: Double, inside50: Double) {
-        var errors: [Double] = [], inside90 = 0, inside50 = 0
+                      timed: (Double) -> Void) -> (estimates: Int, medianError: Double, inside90: Double, inside50: Double, onTheMove: Double) {
+        var errors: [Double] = [], inside90 = 0, inside50 = 0, moving = 0
         replay(input, bikes: setup.bikes, window: setup.window) { heard, history, now in
             let started = threadCPUSeconds()
             let estimate = SightingFusion.fuse(history, now: now, window: setup.window, parked: parked)
@@ -140,9 +153,10 @@ public enum FusionBench {
             errors.append(error)
             if error <= estimate.radius90 { inside90 += 1 }
             if error <= estimate.radius50 { inside50 += 1 }
+            if estimate.speed != nil { moving += 1 }
         }
         let estimates = Double(max(1, errors.count))
-        return (errors.count, median(errors), Double(inside90) / estimates, Double(inside50) / estimates)
+        return (errors.count, median(errors), Double(inside90) / estimates, Double(inside50) / estimates, Double(moving) / estimates)
     }
 
     /// Each sighting in turn, with its bike's sightings of the last `window` seconds (itself included).
