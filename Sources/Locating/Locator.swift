@@ -93,7 +93,8 @@ public struct Locator: Sendable {
         }
         recent.removeAll { group.time - $0.time > configuration.speedSpan }
         recent.append((group.time, fit.point))
-        let lag = (Motion(recent)?.speed ?? 0) * configuration.window / 2
+        let speed = configuration.speedSpan > 0 ? Motion(recent)?.speed ?? configuration.tagSpeed : 0
+        let lag = speed * configuration.window / 2
         let spread = (fit.spread * fit.spread + lag * lag).squareRoot()
         var point = fit.point
         if let previous, group.time - previous.time <= configuration.window {
