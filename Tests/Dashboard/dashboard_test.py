@@ -544,6 +544,7 @@ async def scenario(page, browser, base, server, database, downloads, artifacts, 
     await find_tag_checks(page, base, server, database, email, artifacts, checks)
     await app_checks(page, browser, base, artifacts, checks)
     await network_checks(page, base, server, database, email, artifacts, checks, token, second)
+    await moving_checks(page, browser, base, server, database, email, checks)
     violations = await page.js("window.__csp")
     checks.expect(violations == [], f"nothing the dashboard does breaks its Content-Security-Policy ({violations})")
 
@@ -978,6 +979,58 @@ async def network_checks(page, base, server, database, email, artifacts, checks,
     await page.js("document.getElementById('nav-bikes').click()")
     await page.wait_for("!document.getElementById('view-bikes').hidden")
     cli("operators", "remove", email)
+
+
+async def moving_checks(page, browser, base, server, database, email, checks):
+    """A bike being ridden: a second bike, missing, is heard by four sentinels 100 m apart up a street, each 20 s after
+    the last (5 m/s), as the server's onTheMove scenario does it. Its estimate says it is on the move, with its speed,
+    in the live event, under the owner's map and on a share link's page. The sentinels stand far from the other
+    bike's places; the bike is deleted at the end, so the first bike is again the only one, and selected."""
+    _, reply = http("POST", base + "/v1/sessions", {"email": email, "password": PASSWORD})
+    owner = reply["token"]
+    tag = {**BEACON, "minor": BEACON["minor"] + 1}
+    _, bike = http("POST", base + "/v1/bikes", {"name": "Green tourer", "beacon": tag}, owner)
+    http("POST", base + f"/v1/bikes/{bike['id']}/missing", {"policeReference": "PR-2026-5678"}, owner)
+    await page.js("loadBikes()")
+    await page.wait_for(f"document.querySelector('[data-bike=\"{bike['id']}\"] .badge')?.textContent === 'MISSING'")
+    await page.js(f"document.querySelector('[data-bike=\"{bike['id']}\"] [data-action=sightings]').click()")
+    await page.wait_for("document.getElementById('sightings-bike').textContent === 'Green tourer'")
+    street = []
+    for block in range(4):
+        street.append(subprocess.run([server, "sentinels", "add", "--name", f"Street {block}", "--latitude", f"{52.3700 + 0.0009 * block:.4f}",
+                                      "--longitude", "4.8900", "--database", database],
+                                     capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1])
+    start = time.time() - 60
+    for block, sentinel in enumerate(street):
+        heard = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start + 20 * block))
+        ridden = {"id": str(uuid.uuid4()), **tag, "event": "arrived", "time": heard, "firstSeen": heard, "lastSeen": heard,
+                  "rssi": -70, "distance": 2.5, "zone": "near"}
+        http("POST", base + "/v1/sightings", {"sightings": [ridden]}, sentinel)
+    told = await page.wait_for("document.querySelector('#events li')?.textContent.includes('Green tourer arrived at Street 3') && "
+                               "document.querySelector('#events li').textContent.includes('most likely within') && "
+                               "document.querySelector('#events li').textContent")
+    checks.expect(told and re.search(r"; most likely within \d+ m of Street 3, 9 times in 10, from 1 sentinel, on the move at about \d+ km/h$", told),
+                  f"a bike ridden past four sentinels: the live event says it is on the move, and how fast ({told!r})")
+    words = await page.wait_for("document.getElementById('map-caption').textContent.includes('4 sightings') && "
+                                "document.getElementById('map-caption').textContent.includes('Most likely') && "
+                                "document.getElementById('map-caption').textContent")
+    checks.expect(words and re.search(r"Most likely within \d+ m of Street 3, 9 times in 10, from 1 sentinel, on the move at about \d+ km/h "
+                                      r"\(the circles: half the time, 9 times in 10\)\.$", words),
+                  f"the map's caption says the ridden bike is on the move at about N km/h ({words!r})")
+    _, share = http("POST", base + f"/v1/bikes/{bike['id']}/shares", {"expiresIn": 1}, owner)
+    target, session = await open_context(browser, share["url"])
+    seen = await wait_in(browser, session, "document.getElementById('last-seen').textContent.includes('Most likely') && "
+                                           "document.getElementById('last-seen').textContent")
+    checks.expect(seen and re.search(r"\. Most likely within \d+ m of Street 3, 9 times in 10, from 1 sentinel, on the move at about \d+ km/h\.$", seen),
+                  f"the shared page says the ridden bike is on the move at about N km/h ({seen!r})")
+    await browser.send("Target.closeTarget", targetId=target)
+    await page.send("Page.bringToFront")
+    http("DELETE", base + f"/v1/bikes/{bike['id']}", token=owner)
+    await page.js("loadBikes()")
+    await page.wait_for("document.querySelectorAll('#bikes li').length === 1")
+    await page.js("document.querySelector('#bikes [data-action=sightings]').click()")
+    await page.wait_for("document.getElementById('sightings-bike').textContent === 'Red commuter' && "
+                        "document.querySelectorAll('#sightings tbody tr').length === 3")
 
 
 async def cookies(page):
