@@ -115,8 +115,17 @@ struct LocateBenchCommand: ParsableCommand {
         let far90 = off90.filter { abs(($0.scores[0].inside90 ?? 0) - 0.9) > ($0.scores[0].chance90 ?? 0) }
         let far50 = off50.filter { abs(($0.scores[0].inside50 ?? 0) - 0.5) > ($0.scores[0].chance50 ?? 0) }
         func names(_ tracks: [LocateBench.TrackResult]) -> String { tracks.isEmpty ? "" : " (" + tracks.map(\.track).joined(separator: ", ") + ")" }
+        // Fix by fix against that anchor: is the anchor the closer more often than chance allows?
+        let beaten = worse.filter { $0.againstBestAnchor.closer < 0.5 - $0.againstBestAnchor.chance }
+        let shares = worse.map { track in
+            let against = track.againstBestAnchor
+            return "\(track.track): \(fmt(track.scores[0].median, 2)) against \(against.anchor)'s "
+                + "\(fmt(track.scores.dropFirst().map(\.median).min() ?? .nan, 2)) m, ours the closer on \(fmt(against.closer * 100, 0)) % of its fixes, "
+                + "±\(fmt(against.chance * 100, 0)) by chance"
+        }
         return "target: median \(fmt(gain * 100, 1)) % below the best anchor's (≥ 15 %: \(gain >= 0.15 ? "met" : "MISSED")); "
-            + "worse than the best anchor on \(worse.count) track(s)\(names(worse)); "
+            + "worse than the best anchor on \(worse.count) track(s)\(shares.isEmpty ? "" : " (" + shares.joined(separator: "; ") + ")"), "
+            + "beyond chance on \(beaten.count)\(names(beaten)); "
             + "r90 outside 85-95 % on \(off90.count)\(names(off90)), beyond chance on \(far90.count)\(names(far90)); "
             + "r50 outside 40-60 % on \(off50.count)\(names(off50)), beyond chance on \(far50.count)\(names(far50)) "
             + "(chance: 95 % of what a radius that holds exactly gives on a track with that many effective fixes, column ±50/±90)"

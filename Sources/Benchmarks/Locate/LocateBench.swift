@@ -135,6 +135,16 @@ public enum LocateBench {
         var errors: [[Double]]
         var radii: [(r50: Double, r90: Double)]
         var conditionRuns: [Run]
+        /// Ours against the anchor with the lowest median error on this track, fix by fix: the share
+        /// of fixes where ours is the closer, and how far from half that share can land by chance when
+        /// neither method is the better (a paired sign test, over the effective number of fixes as
+        /// `Score.chance` counts them). A median a few centimetres either side of the anchor's on a
+        /// short track says little; a share beyond chance says one method is the better there.
+        public var againstBestAnchor: (anchor: String, closer: Double, chance: Double) {
+            let best = scores.indices.dropFirst().min { scores[$0].median < scores[$1].median } ?? 1
+            let closer = zip(errors[0], errors[best]).map { $0 < $1 }
+            return (Result.methods[best], Double(closer.filter { $0 }.count) / Double(max(1, closer.count)), Score.chance(closer, target: 0.5))
+        }
         /// The same fixes with one radius scale for any count of receivers, the most receivers' (the
         /// twelve's): what a single scale would hold. A fix's point does not depend on its radii, so
         /// only the multiple is swapped.
