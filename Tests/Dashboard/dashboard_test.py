@@ -984,7 +984,7 @@ async def network_checks(page, base, server, database, email, artifacts, checks,
 async def moving_checks(page, browser, base, server, database, email, checks):
     """A bike being ridden: a second bike, missing, is heard by four sentinels 100 m apart up a street, each 20 s after
     the last (5 m/s), as the server's onTheMove scenario does it. Its estimate says it is on the move, with its speed,
-    in the live event, under the owner's map and on a share link's page. The sentinels stand far from the other
+    in the live event, under the owner's map, on a share link's page and in the theft report. The sentinels stand far from the other
     bike's places; the bike is deleted at the end, so the first bike is again the only one, and selected."""
     _, reply = http("POST", base + "/v1/sessions", {"email": email, "password": PASSWORD})
     owner = reply["token"]
@@ -1024,6 +1024,12 @@ async def moving_checks(page, browser, base, server, database, email, checks):
     checks.expect(seen and re.search(r"\. Most likely within \d+ m of Street 3, 9 times in 10, from 1 sentinel, on the move at about \d+ km/h\.$", seen),
                   f"the shared page says the ridden bike is on the move at about N km/h ({seen!r})")
     await browser.send("Target.closeTarget", targetId=target)
+    report, report_session = await open_context(browser, base + f"/v1/bikes/{bike['id']}/report", cookies_allowed=True)
+    printed = await wait_in(browser, report_session, "document.readyState === 'complete' && document.body.innerText.includes('Most likely position') && "
+                                                     "document.body.innerText")
+    checks.expect(printed and re.search(r"Most likely position\s+Within \d+ m of Street 3, 9 times in 10, from 1 sentinel, on the move at about \d+ km/h", printed),
+                  f"the theft report says the ridden bike is on the move at about N km/h ({(printed or '')[(printed or '').find('Most likely'):][:160]!r})")
+    await browser.send("Target.closeTarget", targetId=report)
     await page.send("Page.bringToFront")
     http("DELETE", base + f"/v1/bikes/{bike['id']}", token=owner)
     await page.js("loadBikes()")
