@@ -61,7 +61,7 @@ struct TheftReport: Sendable {
             <p class="generated">Made \(e(generatedAt)) by bikebeacon. Times are UTC.</p>
             <dl class="details">\(details)</dl>
             \(share)
-            \(estimate.map { "<section class=\"estimate\"><h2>Most likely position</h2><p>\(e($0.words.prefix(1).uppercased() + $0.words.dropFirst())) (around \(e(SightingEstimate.coordinates($0.latitude, $0.longitude))), from the newest sightings below.</p></section>" } ?? "")
+            \(estimate.map { "<section class=\"estimate\"><h2>Most likely position</h2><p>\(e($0.words.prefix(1).uppercased() + $0.words.dropFirst())) (around \(e(SightingEstimate.coordinates($0.latitude, $0.longitude)))), from the newest sightings below.</p></section>" } ?? "")
             \(coverage.map { "<section class=\"coverage\"><h2>Coverage</h2><p>\(e(CoverageSummary.text($0)))</p></section>" } ?? "")
             <section><h2>Sightings (\(sightings.count))</h2>
             \(privateNote)

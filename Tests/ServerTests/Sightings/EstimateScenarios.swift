@@ -121,7 +121,8 @@ enum EstimateScenarios {
                 .post, "/v1/bikes/\(spare.id)/shares", token: ann, json: ShareRequest(expiresIn: 24))).token)
             #expect(try client.decode(SharedBike.self, try await client.send(.get, "/v1/shared/\(link)")).estimate == one)
             let report = String(buffer: try await client.send(.get, "/v1/bikes/\(spare.id)/report", token: ann).body)
-            #expect(report.contains("<h2>Most likely position</h2><p>Within \(Int(one.radius90.rounded(.up))) m of Cafe Rosa, 9 times in 10, from 1 sentinel"),
+            #expect(report.contains("<h2>Most likely position</h2><p>Within \(Int(one.radius90.rounded(.up))) m of Cafe Rosa, 9 times in 10, from 1 sentinel "
+                                    + "(around \(SightingEstimate.coordinates(one.latitude, one.longitude))), from the newest sightings below.</p>"),
                     "\(report)")
 
             // A report of the tag seals the bike: a sighting heard after it, loud at the library, does not move the estimate.
