@@ -81,9 +81,13 @@ public final class Database: Sendable {
     }
 
     /// Runs `body` inside one transaction: everything it writes is committed together or not at all.
+    /// On SQLite it takes the write lock as it begins (`IMMEDIATE`): another process on the file (an
+    /// admin command beside the server) then waits its turn under the busy timeout, where a transaction
+    /// that read first and wrote later would fail ("database is locked", SQLITE_BUSY_SNAPSHOT) had the
+    /// other committed in between.
     public func transaction<R: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         try await withSession { db in
-            try await db.raw("BEGIN").run()
+            try await db.raw(flavor == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
             do {
                 let result = try await body(db)
                 try await db.raw("COMMIT").run()
