@@ -53,9 +53,13 @@ public actor RangeState {
 
     /// Reports the bike out of range once it has gone stale. In a replay the capture, not the clock,
     /// says what was heard: a reader slowed down by a busy machine must not make a bike that was
-    /// heard look lost, so staleness is judged only up to the record the reader holds.
-    public func lapse() -> [RangeReport] {
-        guard speed != nil, !replayFinished else { return feed.lapse(until: now) }
+    /// heard look lost, so staleness is judged only up to the record the reader holds. Once the
+    /// replay has finished, the clock runs on past its end only with `pastTheEnd` (the screen): JSON
+    /// lines stop where the capture does, so two runs of one capture print the same lines however
+    /// late the timer fires.
+    public func lapse(pastTheEnd: Bool = true) -> [RangeReport] {
+        guard speed != nil else { return feed.lapse(until: now) }
+        if replayFinished { return pastTheEnd ? feed.lapse(until: now) : [] }
         guard let pending else { return [] }
         return feed.lapse(until: min(now, pending))
     }

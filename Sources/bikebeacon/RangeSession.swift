@@ -43,7 +43,7 @@ struct RangeSession: Sendable {
     func runLines() async -> String? {
         await Interruption.run(duration: nil) {
             await run(keepShowingAfterEnd: false) {
-                for report in await state.lapse() { Self.emit(report) }
+                for report in await state.lapse(pastTheEnd: false) { Self.emit(report) }
             } emit: { reports in
                 for report in reports { Self.emit(report) }
             }
