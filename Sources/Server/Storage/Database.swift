@@ -101,11 +101,26 @@ public final class Database: Sendable {
     }
 
     public func shutdown() async {
+        guard !isShutDown.exchange(true, ordering: .sequentiallyConsistent) else { return }
         switch pools {
         case let .sqlite(box): try? await box.pool.close().get()
         case let .postgres(box): try? await box.pool.shutdownAsync()
         }
     }
+
+    /// A database let go without `shutdown()` (a command or a test that threw between opening it and
+    /// its last step) closes its pools on their own event loops, which hold them until closed: async-kit
+    /// stops the process (in a debug build) when a pool goes unclosed, and one test's early error
+    /// then took the whole suite down with it.
+    deinit {
+        guard !isShutDown.load(ordering: .sequentiallyConsistent) else { return }
+        switch pools {
+        case let .sqlite(box): _ = box.pool.close()
+        case let .postgres(box): box.pool.shutdownGracefully { _ in }
+        }
+    }
+
+    private let isShutDown = Atomic<Bool>(false)
 
     private enum Pools: Sendable {
         case sqlite(Box<EventLoopConnectionPool<SQLiteConnectionSource>>)
