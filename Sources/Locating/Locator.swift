@@ -25,7 +25,9 @@ public struct Fix: Sendable, Equatable {
 /// Readings in, fixes out: `FixGrouping` makes the levels, `PositionFit` the point and its
 /// spread, and each new point moves `smoothing` of the way from the previous one (a tag does not
 /// jump; after a silence longer than the window it starts afresh). A moving tag's levels tell where
-/// it was, not where it is, so the radius also grows with its speed. Pure: time is an input.
+/// it was, not where it is, so the radius also grows with its speed. What one fix cannot tell, the
+/// fixes so far can: a shift common to every level, each receiver's own shift from a model not
+/// measured as its own (`ReceiverShifts`), and how far the levels miss. Pure: time is an input.
 public struct Locator: Sendable {
     public let receivers: [Receiver]
     public let configuration: LocatorConfiguration
@@ -36,6 +38,8 @@ public struct Locator: Sendable {
     /// The levels' common shift learnt so far, dB, and from how many fixes: the tag and the site
     /// are the same from one fix to the next, so what one fix cannot tell, a run of them can.
     private var offset = (mean: 0.0, fixes: 0)
+    /// Each receiver's own shift, learnt the same way: what the common one cannot take out.
+    private var shifts: ReceiverShifts
     /// The levels' misses over their assumed shadowing, squared, learnt the same way: a site with
     /// more reflections than the ones the constants were chosen on widens every radius.
     private var noise = (ratio: 1.0, fixes: 0)
@@ -64,6 +68,7 @@ public struct Locator: Sendable {
         }
         self.receivers = receivers
         self.configuration = configuration
+        shifts = ReceiverShifts(receivers: receivers, configuration: configuration)
         initialOffsetSpread = receivers.allSatisfy { $0.calibration != .none }
             ? configuration.offsetSpreadCalibrated : configuration.offsetSpreadUncalibrated
         grouping = try FixGrouping(receivers: receivers.map(\.id), window: configuration.window, longestWindow: configuration.longestWindow,
@@ -79,12 +84,16 @@ public struct Locator: Sendable {
     /// The fix for one group of levels: nil when no receiver heard in it has a place.
     mutating func locate(_ group: FixGrouping.Group) -> Fix? {
         let unplaced = group.levels.compactMap { receivers[$0.receiver].position == nil ? receivers[$0.receiver].id : nil }
-        let observations = Self.observations(group, receivers: receivers, configuration: configuration).map {
-            var shifted = $0
-            shifted.rssiAt1m += offset.mean
+        let placed = group.levels.map(\.receiver).filter { receivers[$0].position != nil }
+        let observations = zip(placed, Self.observations(group, receivers: receivers, configuration: configuration)).map { index, observation in
+            var shifted = observation
+            shifted.rssiAt1m += offset.mean + shifts.shift(index)
             return shifted
         }
         guard let fit = PositionFit.fit(observations, configuration: configuration, offsetSpread: offsetSpread, noiseScale: noiseScale) else { return nil }
+        for (index, observation) in zip(placed, observations) {
+            shifts.learn(index, miss: observation.level - observation.expectedLevel(at: fit.point, nearestRange: configuration.nearestRange) - fit.offset)
+        }
         offset.fixes += 1
         offset.mean += fit.offset / Double(min(offset.fixes, configuration.offsetMemory))
         if let ratio = fit.noiseRatio {

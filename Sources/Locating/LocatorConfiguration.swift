@@ -55,6 +55,16 @@ public struct LocatorConfiguration: Sendable, Equatable {
     public var offsetMemory: Int
     /// The assumed shadowing weighs as much as this many fixes' worth of measured misses.
     public var noisePrior: Double
+    /// A receiver's own learnt shift (see `ReceiverShifts`) is applied as n / (n + this) of its mean
+    /// miss over n fixes, by calibration kind; a two-point calibration is not second-guessed. From
+    /// the shadowing constants: a kind's shadowing is the scatter about a model measured on site (6 dB,
+    /// `shadowingTwoPoint`) and that model's own error together, so the error is √(9² − 6²) = 6.7 dB
+    /// uncalibrated and √(7² − 6²) = 3.6 dB one-point, and the calibration weighs as much as (6/6.7)² =
+    /// 0.8 and (6/3.6)² = 2.8 independent misses; times 12, as consecutive fixes share most of their
+    /// window and their place. Uncalibrated, philotuxo's median error fell from 2.11 to 1.81 m (10
+    /// or 30 here moved it by 0.1 m).
+    public var shiftFixesOnePoint: Double
+    public var shiftFixesUncalibrated: Double
 
     public init(
         window: Double = 3,
@@ -68,7 +78,7 @@ public struct LocatorConfiguration: Sendable, Equatable {
         defaultRSSIAt1m: Double = -59,
         defaultExponent: Double = 1.5,
         outlierScale: Double = 1,
-        priorScale: Double = 0.6,
+        priorScale: Double = 0.7,
         smoothing: Double = 1,
         nearestRange: Double = 0.5,
         radiusScales: [RadiusScale] = Self.philotuxoRadiusScales,
@@ -76,7 +86,9 @@ public struct LocatorConfiguration: Sendable, Equatable {
         offsetSpreadUncalibrated: Double = 10,
         offsetFloor: Double = 1.5,
         offsetMemory: Int = 30,
-        noisePrior: Double = 10
+        noisePrior: Double = 10,
+        shiftFixesOnePoint: Double = 30,
+        shiftFixesUncalibrated: Double = 10
     ) {
         self.window = window
         self.longestWindow = longestWindow
@@ -98,6 +110,17 @@ public struct LocatorConfiguration: Sendable, Equatable {
         self.offsetFloor = offsetFloor
         self.offsetMemory = max(1, offsetMemory)
         self.noisePrior = noisePrior
+        self.shiftFixesOnePoint = shiftFixesOnePoint
+        self.shiftFixesUncalibrated = shiftFixesUncalibrated
+    }
+
+    /// How many fixes' misses weigh as much as a receiver's calibration; nil: not learnt.
+    public func shiftFixes(for calibration: ReceiverCalibration) -> Double? {
+        switch calibration {
+        case .none: shiftFixesUncalibrated
+        case .onePoint: shiftFixesOnePoint
+        case .twoPoint: nil
+        }
     }
 
     /// The multiples of the spread for a fix from `receivers` receivers.
@@ -109,10 +132,10 @@ public struct LocatorConfiguration: Sendable, Equatable {
     /// The 50 % and 90 % quantiles of error ÷ spread for 1 to 12 receivers on the philotuxo tracks,
     /// each also run with sets of fewer of its receivers (`bikebeacon-bench locate` prints them).
     public static let philotuxoRadiusScales: [RadiusScale] = [
-        RadiusScale(radius50: 1.19, radius90: 6.81), RadiusScale(radius50: 1.15, radius90: 2.37), RadiusScale(radius50: 1.15, radius90: 2.37),
-        RadiusScale(radius50: 0.93, radius90: 2.12), RadiusScale(radius50: 0.93, radius90: 2.12), RadiusScale(radius50: 0.82, radius90: 1.81),
-        RadiusScale(radius50: 0.82, radius90: 1.81), RadiusScale(radius50: 0.78, radius90: 1.60), RadiusScale(radius50: 0.78, radius90: 1.60),
-        RadiusScale(radius50: 0.73, radius90: 1.46), RadiusScale(radius50: 0.73, radius90: 1.46), RadiusScale(radius50: 0.65, radius90: 1.34),
+        RadiusScale(radius50: 1.20, radius90: 8.68), RadiusScale(radius50: 1.03, radius90: 2.17), RadiusScale(radius50: 1.03, radius90: 2.17),
+        RadiusScale(radius50: 0.86, radius90: 2.09), RadiusScale(radius50: 0.86, radius90: 2.09), RadiusScale(radius50: 0.77, radius90: 1.80),
+        RadiusScale(radius50: 0.77, radius90: 1.80), RadiusScale(radius50: 0.72, radius90: 1.49), RadiusScale(radius50: 0.72, radius90: 1.49),
+        RadiusScale(radius50: 0.67, radius90: 1.37), RadiusScale(radius50: 0.67, radius90: 1.37), RadiusScale(radius50: 0.60, radius90: 1.23),
     ]
 
     /// The path-loss model and shadowing for a receiver calibrated as `calibration`.

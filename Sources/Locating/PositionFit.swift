@@ -26,6 +26,13 @@ public struct Observation: Sendable, Equatable {
         self.positionAccuracy = positionAccuracy
     }
 
+    /// The level the log-distance model expects with the tag at `point` (`nearestRange` the least
+    /// horizontal distance it takes), dBm.
+    public func expectedLevel(at point: PlanePoint, nearestRange: Double) -> Double {
+        let dx = point.x - position.x, dy = point.y - position.y
+        return rssiAt1m - 5 * exponent * log10(dx * dx + dy * dy + nearestRange * nearestRange)
+    }
+
     /// Metres at which the log-distance model expects `level`.
     public var distance: Double { PathLossModel(measuredPower: rssiAt1m, exponent: exponent, nearFieldExponent: exponent).distance(rssi: level) }
 }

@@ -25,8 +25,10 @@ struct LocateCommand: ParsableCommand {
         within radius50_m of (x_m, y_m) about half the time and within radius90_m nine times in ten. \
         A fix is made at the first reading at least a second after the previous one, from each \
         receiver's median RSSI of the last 3 s (or its newest, up to 10 s old, as less sure by a \
-        walking pace times its age): it uses no reading after its own time. This is the \
-        estimator the server runs. A reading with an impossible RSSI (0 dBm or more, below -127) is \
+        walking pace times its age): it uses no reading after its own time. Over the fixes so far \
+        it learns a shift common to every level and each uncalibrated or one-point receiver's own \
+        shift, so a long file's later fixes are surer than its first. The server fits a bike's \
+        sightings with the same fit, afresh in each window. A reading with an impossible RSSI (0 dBm or more, below -127) is \
         skipped with a warning naming its line; any other bad line is refused, naming the file and \
         line, and nothing is printed.
         """

@@ -75,19 +75,42 @@ struct LocatorTests {
     /// Levels that miss the model by more than the shadowing assumed (a site with more reflections):
     /// the misses are measured over the fixes and the radius grows with them.
     @Test func noisierLevelsWidenTheRadius() throws {
-        let calibrated = LocateBench.calibratedReceivers(Straight04.data.sensors, on: Straight04.data.tracks)
+        let data = RectangularWithRotation.data
+        let calibrated = LocateBench.calibratedReceivers(data.sensors, on: data.tracks)
+        let ids = data.sensors.map(\.id), rows = data.tracks.first?.rows ?? []
+        // A fade per receiver and 5 s of the walk, 8 dB at random (seeded): reflections that come and
+        // go as the tag moves, which neither a median over the window nor a calibration removes.
+        var random = SplitMix64(seed: 44)
+        let slots = 40
+        let fades = (0..<(ids.count * slots)).map { _ in
+            let u = Double.random(in: Double.ulpOfOne..<1, using: &random), v = Double.random(in: 0..<1, using: &random)
+            return 8 * (-2 * log(u)).squareRoot() * cos(2 * Double.pi * v)
+        }
+        let start = rows.first?.reading.time ?? 0
         func radii(_ configuration: LocatorConfiguration) throws -> Double {
             var locator = try Locator(receivers: calibrated, configuration: configuration)
-            // Each receiver off by its own ±8 dB (a wall, an antenna), which no median over time removes.
-            let ids = Straight04.data.sensors.map(\.id)
-            let fixes = try Straight04.rows.compactMap { row in
-                let bias = [8.0, -8, 6, -6, 0][(ids.firstIndex(of: row.reading.receiver) ?? 0) % 5]
-                return try locator.add(Reading(time: row.reading.time, receiver: row.reading.receiver, rssi: min(-1, row.reading.rssi + bias)))
+            let fixes = try rows.compactMap { row in
+                let slot = min(slots - 1, Int((row.reading.time - start) / 5)) * ids.count + (ids.firstIndex(of: row.reading.receiver) ?? 0)
+                return try locator.add(Reading(time: row.reading.time, receiver: row.reading.receiver, rssi: min(-1, max(-126, row.reading.rssi + fades[slot]))))
             }
             return Straight04.median(fixes.map(\.radius90))
         }
         let learning = try radii(LocatorConfiguration()), assuming = try radii(LocatorConfiguration(noisePrior: 1e9))
         #expect(learning > assuming * 1.1, "radius90 \(learning) m learning the misses, \(assuming) m assuming them")
+    }
+
+    /// Receivers without a calibration read the tag through the default model, and each misses it
+    /// by its own few dB (its antenna, its height, its wall), which no median over time removes: on a
+    /// walk round the room the locator learns each one's shift and takes it out.
+    @Test func eachReceiversOwnShiftIsLearnt() throws {
+        func run(_ configuration: LocatorConfiguration) throws -> (median: Double, inside90: Double) {
+            let fixes = try RectangularWithRotation.fixes(RectangularWithRotation.receivers(), configuration: configuration)
+            let errors = fixes.map { $0.fix.point.distance(to: $0.truth) }
+            return (Straight04.median(errors), Double(zip(fixes, errors).filter { $1 <= $0.0.radius90 }.count) / Double(max(1, fixes.count)))
+        }
+        let learnt = try run(LocatorConfiguration()), ignored = try run(LocatorConfiguration(shiftFixesUncalibrated: .infinity))
+        #expect(learnt.median < ignored.median * 0.8, "median \(learnt.median) m learning each receiver's shift, \(ignored.median) m not")
+        #expect(learnt.inside90 >= 0.8, "the truth within radius90 in \(learnt.inside90 * 100) % of fixes")
     }
 
     /// A receiver that reports every few seconds (a slower scanner than philotuxo's 1.9 a second):
