@@ -13,7 +13,10 @@ struct LocateBenchCommand: ParsableCommand {
         other 8 tracks only; then the locator and the anchors (nearest receiver as Bermuda, \
         RSSI-weighted centroid, ESPresense-companion's Nelder-Mead, Gauss-Newton) are scored on \
         the held-out track, on the same causal fixes. Errors are horizontal metres; in50/in90 are \
-        the shares of fixes whose truth lies within radius50/radius90. --write-csv DIR also writes \
+        the shares of fixes whose truth lies within radius50/radius90. Last, the shipped defaults \
+        run on a site none of them saw: four layouts where a tag walks, each receiver's RSSI drawn \
+        from airtag-nrf52's readings at the distance measured nearest the tag's (another tag, \
+        radio and room). --write-csv DIR also writes \
         each track as `bikebeacon locate` reads it: DIR/<track>.receivers.csv (models fitted on \
         the other tracks) and DIR/<track>.readings.csv (with the truth in extra columns).
         """
@@ -46,10 +49,34 @@ struct LocateBenchCommand: ParsableCommand {
         print("ours on the same held-out tracks with the tag passing faster: the track's time divided by 4 or 10, each receiver's readings kept 1 in 4 or 1 in 10 so it reports as often (median error m, in50, in90; \(fixes.joined(separator: " and ")) fixes over all tracks):")
         print(Self.conditions(result, LocateBench.Condition.fasterTags))
         print("")
+        print(Self.borrowedSite(data: data))
+        print("")
         print(Self.chosen(result))
         print(Self.speed(result))
         print(Self.verdict(result))
         if let writeCsv { try write(dataset, into: writeCsv) }
+    }
+
+    /// The shipped defaults on `BorrowedSite`, or why it could not be made.
+    static func borrowedSite(data: String) -> String {
+        let intro = "a site none of the constants saw, made of airtag-nrf52's readings (an AirTag heard by an nRF52840, by measured distance) "
+            + "as a tag walking at 1 m/s with pauses would meet them, \(BorrowedSite.seeds) walks of \(Int(BorrowedSite.seconds)) s per layout; "
+            + "the shipped defaults (errors in metres; one-point: each receiver's rssi_1m its own median at 1 m):\n"
+        let rows: [BorrowedSite.Row]?
+        do {
+            rows = BorrowedSite.run(try ExtraRSSIDatasets.airtagNRF52(directory: data))
+        } catch {
+            return intro + "absent: \(error)"
+        }
+        guard let rows else { return intro + "absent: airtag-nrf52 has too few tags measured from 0.5 to 8.5 m" }
+        let methods = LocateBench.Result.methods
+        let header = ["layout", "calibration", "fixes"] + methods.flatMap { ["\($0) med", "p90"] } + ["in50", "±50", "in90", "±90"]
+        return intro + Table.render(header: header, rows: rows.map { row in
+            let ours = row.scores[0]
+            return [row.layout, row.calibration, String(ours.fixes)] + row.scores.flatMap { [fmt($0.median, 2), fmt($0.p90, 2)] }
+                + [fmt((ours.inside50 ?? .nan) * 100, 0) + "%", fmt((ours.chance50 ?? .nan) * 100, 0),
+                   fmt((ours.inside90 ?? .nan) * 100, 0) + "%", fmt((ours.chance90 ?? .nan) * 100, 0)]
+        })
     }
 
     static func table(_ result: LocateBench.Result) -> String {

@@ -1,0 +1,174 @@
+import Locating
+
+/// A site the locator's constants never saw, made of another set's real readings: receivers on new
+/// layouts, a tag walking there between random places with pauses, and each receiver's RSSI drawn
+/// in order from one airtag-nrf52 pair's (an AirTag and an nRF52840) readings at the measured
+/// distance nearest the tag's. Another tag, another radio, another room's multipath: that set's
+/// level is flat from 2 to 8 m and not monotone (a fade at 1 m, a peak at 8.5), where philotuxo
+/// falls steadily. A pair hears nothing beyond its farthest measured distance.
+///
+/// Not a real walk: each receiver's readings come from a standing measurement, with no body in the
+/// way and no correlation between receivers. What it tests is whether the radius still holds, and
+/// how ours fares against the anchors, where the levels say much less than on philotuxo.
+public enum BorrowedSite {
+    public struct Layout: Sendable {
+        public var name: String
+        public var width: Double
+        public var depth: Double
+        public var receivers: [PlanePoint]
+    }
+
+    public static let layouts: [Layout] = [
+        Layout(name: "shed 10x8 m, 4 in the corners", width: 10, depth: 8,
+               receivers: [(0, 0), (10, 0), (0, 8), (10, 8)].map { PlanePoint(x: $0.0, y: $0.1) }),
+        Layout(name: "room 12x10 m, 6 on the walls", width: 12, depth: 10,
+               receivers: [(0, 0), (6, 0), (12, 0), (0, 10), (6, 10), (12, 10)].map { PlanePoint(x: $0.0, y: $0.1) }),
+        Layout(name: "hall 20x16 m, 9 on a grid", width: 20, depth: 16,
+               receivers: [0.0, 10, 20].flatMap { x in [0.0, 8, 16].map { PlanePoint(x: x, y: $0) } }),
+        Layout(name: "corridor 30x4 m, 6 zigzag", width: 30, depth: 4,
+               receivers: [(0, 0), (6, 4), (12, 0), (18, 4), (24, 0), (30, 4)].map { PlanePoint(x: $0.0, y: $0.1) }),
+    ]
+
+    /// Receivers hang this high above the tag, metres (philotuxo's 2.3 m sensors, a tag at 1 m).
+    static let height = 1.3
+    public static let seconds = 600.0
+    static let walkingSpeed = 1.0
+    public static let seeds = 3
+
+    /// One layout under one calibration, pooled over `seeds` walks.
+    public struct Row: Sendable {
+        public var layout: String
+        /// "none", or "one-point": each receiver's rssi_1m is its pair's own median at 1 m, as an
+        /// installer standing 1 m off would measure it, fade and all.
+        public var calibration: String
+        /// "ours" first, then the anchors, as `LocateBench.Result.methods`.
+        public var scores: [LocateBench.Score]
+    }
+
+    /// Nil when `dataset` has too few pairs that cover 0.5 to 8.5 m for the largest layout.
+    public static func run(_ dataset: RSSIDataset, configuration: LocatorConfiguration = .init()) -> [Row]? {
+        let pairs = dataset.receivers.compactMap(Pair.init).sorted { $0.name < $1.name }
+        guard pairs.count >= (layouts.map(\.receivers.count).max() ?? 0) else { return nil }
+        return ["none", "one-point"].flatMap { calibration in
+            layouts.map { layout in
+                var errors = [[Double]](repeating: [], count: LocateBench.Result.methods.count)
+                var radii: [(r50: Double, r90: Double)] = []
+                for seed in 0..<seeds {
+                    let walk = walk(layout, seed: seed)
+                    errors = zip(errors, walk.errors(pairs, calibrated: calibration != "none", configuration: configuration, radii: &radii)).map { $0 + $1 }
+                }
+                return Row(layout: layout.name, calibration: calibration,
+                           scores: errors.enumerated().map { LocateBench.Score(errors: $1, radii: $0 == 0 ? radii : nil) })
+            }
+        }
+    }
+
+    /// One (experiment, tag) pair's readings by measured distance.
+    struct Pair {
+        var name: String
+        var measuredPower: Double
+        /// Distances ascending, each with its readings in the order taken.
+        var bins: [(distance: Double, rssi: [Double])]
+
+        init?(_ receiver: RSSIReceiver) {
+            var byDistance: [Double: [Double]] = [:]
+            for stream in receiver.streams { byDistance[stream.distance, default: []] += stream.rssi }
+            bins = byDistance.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            guard let nearest = bins.first?.distance, let farthest = bins.last?.distance, nearest <= 0.5, farthest >= 8.5,
+                  bins.reduce(0, { $0 + $1.rssi.count }) >= 300 else { return nil }
+            name = receiver.name
+            measuredPower = receiver.measuredPower
+        }
+
+        /// The bin nearest `distance`, when one lies within half the set's step there (0.1 m to 2 m, 0.5 m beyond).
+        func bin(at distance: Double) -> Int? {
+            guard let index = bins.indices.min(by: { abs(bins[$0].distance - distance) < abs(bins[$1].distance - distance) }) else { return nil }
+            return abs(bins[index].distance - distance) <= (bins[index].distance < 2.05 ? 0.3 : 0.6) ? index : nil
+        }
+    }
+
+    /// A tag's walk on `layout`: straight lines at walking pace between random places, with a pause
+    /// of 5-30 s at half of them (a bike wheeled in and left, then moved).
+    struct Walk {
+        var layout: Layout
+        var seed: Int
+        /// Times ascending.
+        var points: [(time: Double, place: PlanePoint)]
+
+        func place(at time: Double) -> PlanePoint {
+            guard let after = points.firstIndex(where: { $0.time >= time }) else { return points[points.count - 1].place }
+            guard after > 0 else { return points[0].place }
+            let (t0, p0) = points[after - 1], (t1, p1) = points[after]
+            let f = t1 > t0 ? (time - t0) / (t1 - t0) : 0
+            return PlanePoint(x: p0.x + f * (p1.x - p0.x), y: p0.y + f * (p1.y - p0.y))
+        }
+
+        /// Errors of ours then each anchor at ours' fixes; ours' radii appended to `radii`.
+        func errors(_ pairs: [Pair], calibrated: Bool, configuration: LocatorConfiguration, radii: inout [(r50: Double, r90: Double)]) -> [[Double]] {
+            var random = SplitMix64(seed: UInt64(seed) &* 7919 &+ UInt64(layout.receivers.count))
+            let assigned = Array(pairs.shuffled(using: &random).prefix(layout.receivers.count))
+            let receivers = zip(layout.receivers, assigned).enumerated().map { index, entry in
+                Receiver(id: "r\(index)", position: entry.0, calibration: calibrated ? .onePoint(rssiAt1m: entry.1.measuredPower) : .none)
+            }
+            var readings: [Reading] = []
+            for (index, (receiver, pair)) in zip(receivers, assigned).enumerated() {
+                var cursors: [Int: Int] = [:]
+                var time = Double.random(in: 0..<1, using: &random)
+                while time < BorrowedSite.seconds {
+                    let place = self.place(at: time), at = layout.receivers[index]
+                    let distance = ((place.x - at.x) * (place.x - at.x) + (place.y - at.y) * (place.y - at.y) + height * height).squareRoot()
+                    if let bin = pair.bin(at: distance) {
+                        let values = pair.bins[bin].rssi
+                        let cursor = (cursors[bin] ?? Int.random(in: 0..<values.count, using: &random)) + 1
+                        cursors[bin] = cursor
+                        readings.append(Reading(time: time, receiver: receiver.id, rssi: values[cursor % values.count]))
+                    }
+                    time += Double.random(in: 0.5..<1.5, using: &random)
+                }
+            }
+            readings.sort { $0.time < $1.time }
+            guard var locator = try? Locator(receivers: receivers, configuration: configuration),
+                  var grouping = try? FixGrouping(receivers: receivers.map(\.id), window: configuration.window,
+                                                  longestWindow: configuration.longestWindow, interval: configuration.interval)
+            else { return [] }
+            let bounds = LocateAnchor.Bounds(lower: [-1, -1, 0], upper: [layout.width + 1, layout.depth + 1, 3])
+            var errors = [[Double]](repeating: [], count: LocateBench.Result.methods.count)
+            for reading in readings {
+                // The anchors take the same groups the locator makes from the same readings.
+                let group = try? grouping.add(reading)
+                guard let fix = try? locator.add(reading), let group else { continue }
+                let truth = place(at: fix.time)
+                errors[0].append(fix.point.distance(to: truth))
+                radii.append((fix.radius50, fix.radius90))
+                let nodes = zip(group.levels, Locator.observations(group, receivers: receivers, configuration: configuration)).map { level, observation in
+                    let at = layout.receivers[level.receiver]
+                    return LocateAnchor.Node(x: at.x, y: at.y, z: height + 1, distance: observation.distance)
+                }
+                for (m, anchor) in LocateAnchor.allCases.enumerated() {
+                    errors[m + 1].append(anchor.locate(nodes, bounds: bounds).distance(to: truth))
+                }
+            }
+            return errors
+        }
+    }
+
+    static func walk(_ layout: Layout, seed: Int) -> Walk {
+        var random = SplitMix64(seed: UInt64(seed) &+ 1)
+        func anywhere() -> PlanePoint {
+            PlanePoint(x: Double.random(in: 0...layout.width, using: &random), y: Double.random(in: 0...layout.depth, using: &random))
+        }
+        var time = 0.0, here = anywhere()
+        var points = [(time, here)]
+        while time < seconds {
+            let next = anywhere()
+            time += here.distance(to: next) / walkingSpeed
+            here = next
+            points.append((time, here))
+            if Bool.random(using: &random) {
+                time += Double.random(in: 5...30, using: &random)
+                points.append((time, here))
+            }
+        }
+        return Walk(layout: layout, seed: seed, points: points)
+    }
+}
