@@ -84,6 +84,7 @@ public struct Locator: Sendable {
     /// The fix for one group of levels: nil when no receiver heard in it has a place.
     mutating func locate(_ group: FixGrouping.Group) -> Fix? {
         let unplaced = group.levels.compactMap { receivers[$0.receiver].position == nil ? receivers[$0.receiver].id : nil }
+        // The receivers `observations` gives, in its order: the group's, those with a place.
         let placed = group.levels.map(\.receiver).filter { receivers[$0].position != nil }
         let observations = zip(placed, Self.observations(group, receivers: receivers, configuration: configuration)).map { index, observation in
             var shifted = observation

@@ -5,8 +5,9 @@
 /// 10 dB off. The common shift cannot take that out, as it moves every receiver alike; one receiver
 /// reading 8 dB low looks 3 times as far as it is, every fix. Over a run of fixes at many places
 /// its misses average to its own shift, while the tag's place does not: so each receiver's mean
-/// miss is learnt, and applied in proportion to what it rests on, n / (n + `fixes`), where `fixes`
-/// is how many fixes' misses weigh as much as the calibration's own word.
+/// miss is learnt (over its last `offsetMemory` fixes, as the common shift is), and applied in
+/// proportion to what it rests on, n / (n + `fixes`), where `fixes` is how many fixes' misses weigh
+/// as much as the calibration's own word.
 struct ReceiverShifts: Sendable {
     private var shifts: [(mean: Double, fixes: Int)]
     /// Per receiver: nil when its calibration is not second-guessed (a two-point one, measured on
