@@ -4,7 +4,7 @@ import Locating
 import TestSupport
 
 /// philotuxo's track rectangular_with_rotation, every sensor (Tests/Fixtures/philotuxo): a walk
-/// round the room, 100 s, long enough for what the locator learns over its fixes to show.
+/// round the room, 84 s, long enough for what the locator learns over its fixes to show.
 enum RectangularWithRotation {
     static let data: PhilotuxoPositions = {
         let url = Paths.fixture("philotuxo/rectangular_with_rotation-all-sensors.csv")
