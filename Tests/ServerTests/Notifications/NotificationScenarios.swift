@@ -108,7 +108,7 @@ enum NotificationScenarios {
             }
             #expect(await receiver.calls.isEmpty)
             // Second server on the same database: it finds the queued delivery and sends it.
-            let delivered = try await harness.run { _ in try await eventually(within: 10) { await receiver.calls.count == 1 } }
+            let delivered = try await harness.run { _ in try await eventually { await receiver.calls.count == 1 } }
             #expect(delivered)
             let call = try #require(await receiver.calls.first)
             #expect(WebhookSignature.verify(body: call.body, secret: secret, header: try #require(call.signature)))

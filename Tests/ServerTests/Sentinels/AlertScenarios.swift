@@ -26,7 +26,7 @@ enum AlertScenarios {
         try await harness.run { client in
             func heartbeat() async throws { #expect(try await HeartbeatScenarios.refresh(client, token, beat).status == .ok) }
             func becomes(_ state: SentinelState) async throws {
-                #expect(try await eventually(within: 10) { try await store.all()[cafe.id]?.state == state }, "never \(state)")
+                #expect(try await eventually { try await store.all()[cafe.id]?.state == state }, "never \(state)")
             }
             try await heartbeat()
             // A flapping connection: silent for less than the hold-off, twice. Nobody is mailed.
@@ -88,13 +88,13 @@ enum AlertScenarios {
                 name: "Ann's garage", latitude: 52.09, longitude: 5.12, ownerEmail: "ann@example.org", now: clock.read())
             func heartbeat() async throws { #expect(try await HeartbeatScenarios.refresh(client, token, beat).status == .ok) }
             func becomes(_ state: SentinelState) async throws {
-                #expect(try await eventually(within: 10) { try await store.all()[home.id]?.state == state }, "never \(state)")
+                #expect(try await eventually { try await store.all()[home.id]?.state == state }, "never \(state)")
             }
             try await heartbeat()
             clock.advance(6 * 60_000)
             try await becomes(.silent)
             clock.advance(11 * 60_000)
-            #expect(try await eventually(within: 10) { try await PushScenarios.queuedNotifications(harness).count == 1 })
+            #expect(try await eventually { try await PushScenarios.queuedNotifications(harness).count == 1 })
             let down = try #require(try await PushScenarios.queuedNotifications(harness).first)
             #expect(down.event == .sentinelDown && down.place == "Ann's garage" && down.reason == "no heartbeat for 6 min")
             #expect(down.headline == "Your sentinel Ann's garage stopped listening")
@@ -103,7 +103,7 @@ enum AlertScenarios {
                 try await becomes(.listening)
                 clock.advance(4 * 60_000)
             }
-            #expect(try await eventually(within: 10) { try await PushScenarios.queuedNotifications(harness).count == 2 })
+            #expect(try await eventually { try await PushScenarios.queuedNotifications(harness).count == 2 })
             #expect(try await PushScenarios.queuedNotifications(harness).map(\.event) == [.sentinelDown, .sentinelUp])
         }
     }

@@ -170,7 +170,7 @@ enum HeartbeatScenarios {
         }
         clock.advance(20 * 60_000)
         try await harness.run { _ in
-            let silent = try await eventually(within: 10) { try await SentinelHealthStore(database: harness.database).all()[cafe.id]?.state == .silent }
+            let silent = try await eventually { try await SentinelHealthStore(database: harness.database).all()[cafe.id]?.state == .silent }
             #expect(silent)
         }
     }
