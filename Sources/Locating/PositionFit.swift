@@ -30,8 +30,11 @@ public struct Observation: Sendable, Equatable {
     /// horizontal distance it takes), dBm.
     public func expectedLevel(at point: PlanePoint, nearestRange: Double) -> Double {
         let dx = point.x - position.x, dy = point.y - position.y
-        return rssiAt1m - 5 * exponent * log10(dx * dx + dy * dy + nearestRange * nearestRange)
+        return expectedLevel(squaredRange: dx * dx + dy * dy + nearestRange * nearestRange)
     }
+
+    /// The same at a squared range already known (the fit needs it for the gradient too), m².
+    func expectedLevel(squaredRange: Double) -> Double { rssiAt1m - 5 * exponent * log10(squaredRange) }
 
     /// Metres at which the log-distance model expects `level`.
     public var distance: Double { PathLossModel(measuredPower: rssiAt1m, exponent: exponent, nearFieldExponent: exponent).distance(rssi: level) }
@@ -91,7 +94,7 @@ public struct PositionFit: Sendable, Equatable {
             let observation = observations[index]
             let dx = point.x - observation.position.x, dy = point.y - observation.position.y
             let rho2 = dx * dx + dy * dy + near2
-            let predicted = observation.rssiAt1m - 5 * observation.exponent * log10(rho2)
+            let predicted = observation.expectedLevel(squaredRange: rho2)
             // d(predicted)/d(point), per standard deviation.
             let g = -10 * observation.exponent / log(10) / rho2 / sigmas[index]
             return ((observation.level - predicted - offset) / sigmas[index], g * dx, g * dy)

@@ -71,22 +71,22 @@ struct LocateBenchCommand: ParsableCommand {
         guard let rows else { return intro + "absent: airtag-nrf52 has too few tags measured from 0.5 to 8.5 m" }
         let methods = LocateBench.Result.methods
         let header = ["layout", "calibration", "fixes"] + methods.flatMap { ["\($0) med", "p90"] } + ["in50", "±50", "in90", "±90"]
-        return intro + Table.render(header: header, rows: rows.map { row in
-            let ours = row.scores[0]
-            return [row.layout, row.calibration, String(ours.fixes)] + row.scores.flatMap { [fmt($0.median, 2), fmt($0.p90, 2)] }
-                + [fmt((ours.inside50 ?? .nan) * 100, 0) + "%", fmt((ours.chance50 ?? .nan) * 100, 0),
-                   fmt((ours.inside90 ?? .nan) * 100, 0) + "%", fmt((ours.chance90 ?? .nan) * 100, 0)]
-        })
+        return intro + Table.render(header: header, rows: rows.map { [$0.layout, $0.calibration, String($0.scores[0].fixes)] + Self.cells($0.scores) })
+    }
+
+    /// Each method's median and p90, then ours' share within radius50 and radius90 and what chance allows each.
+    static func cells(_ scores: [LocateBench.Score]) -> [String] {
+        let ours = scores[0]
+        return scores.flatMap { [fmt($0.median, 2), fmt($0.p90, 2)] }
+            + [fmt((ours.inside50 ?? .nan) * 100, 0) + "%", fmt((ours.chance50 ?? .nan) * 100, 0),
+               fmt((ours.inside90 ?? .nan) * 100, 0) + "%", fmt((ours.chance90 ?? .nan) * 100, 0)]
     }
 
     static func table(_ result: LocateBench.Result) -> String {
         let methods = LocateBench.Result.methods
         let header = ["track", "fixes"] + methods.flatMap { ["\($0) med", "p90"] } + ["in50", "±50", "in90", "±90", "r90 med"]
         func row(_ name: String, _ scores: [LocateBench.Score]) -> [String] {
-            let ours = scores[0]
-            return [name, String(ours.fixes)] + scores.flatMap { [fmt($0.median, 2), fmt($0.p90, 2)] }
-                + [fmt((ours.inside50 ?? .nan) * 100, 0) + "%", fmt((ours.chance50 ?? .nan) * 100, 0), fmt((ours.inside90 ?? .nan) * 100, 0) + "%",
-                   fmt((ours.chance90 ?? .nan) * 100, 0), fmt(ours.medianRadius90 ?? .nan, 2)]
+            [name, String(scores[0].fixes)] + cells(scores) + [fmt(scores[0].medianRadius90 ?? .nan, 2)]
         }
         return Table.render(header: header, rows: result.tracks.map { row($0.track, $0.scores) } + [row("all tracks", result.all)])
     }

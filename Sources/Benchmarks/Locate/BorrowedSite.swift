@@ -140,10 +140,7 @@ public enum BorrowedSite {
                 let truth = place(at: fix.time)
                 errors[0].append(fix.point.distance(to: truth))
                 radii.append((fix.radius50, fix.radius90))
-                let nodes = zip(group.levels, Locator.observations(group, receivers: receivers, configuration: configuration)).map { level, observation in
-                    let at = layout.receivers[level.receiver]
-                    return LocateAnchor.Node(x: at.x, y: at.y, z: height + 1, distance: observation.distance)
-                }
+                let nodes = LocateBench.anchorNodes(group, receivers, configuration) { (layout.receivers[$0].x, layout.receivers[$0].y, height + 1) }
                 for (m, anchor) in LocateAnchor.allCases.enumerated() {
                     errors[m + 1].append(anchor.locate(nodes, bounds: bounds).distance(to: truth))
                 }

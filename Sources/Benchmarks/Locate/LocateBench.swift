@@ -364,13 +364,20 @@ public enum LocateBench {
         var input: [(nodes: [LocateAnchor.Node], truth: PlanePoint)] = []
         for row in track.rows {
             guard let group = try? grouping.add(row.reading) else { continue }
-            let nodes = zip(group.levels, Locator.observations(group, receivers: receivers, configuration: configuration)).map { level, observation in
-                let sensor = sensors[level.receiver]
-                return LocateAnchor.Node(x: sensor.x, y: sensor.y, z: sensor.z, distance: observation.distance)
-            }
+            let nodes = anchorNodes(group, receivers, configuration) { (sensors[$0].x, sensors[$0].y, sensors[$0].z) }
             if !nodes.isEmpty { input.append((nodes, row.truth)) }
         }
         return input
+    }
+
+    /// One fix's levels as the anchors take them: each receiver's place in 3-D (`place`, by its index)
+    /// and the distance its level means.
+    static func anchorNodes(_ group: FixGrouping.Group, _ receivers: [Receiver], _ configuration: LocatorConfiguration,
+                            place: (Int) -> (x: Double, y: Double, z: Double)) -> [LocateAnchor.Node] {
+        zip(group.levels, Locator.observations(group, receivers: receivers, configuration: configuration)).map { level, observation in
+            let at = place(level.receiver)
+            return LocateAnchor.Node(x: at.x, y: at.y, z: at.z, distance: observation.distance)
+        }
     }
 
     /// The receivers' box, 1 m wider on each side, floor to 3 m: the floor bounds ESPresense is configured with.
