@@ -15,6 +15,7 @@ public final class GPSFake: @unchecked Sendable {
     private let log: String
     private let cycle: Double
     private var process: ChildProcess?
+    private var directory: URL?
     private let lock = NSLock()
 
     /// `cycle`: seconds between NMEA sentences (gpsfake's -c).
@@ -31,13 +32,31 @@ public final class GPSFake: @unchecked Sendable {
     deinit { kill() }
 
     /// Starts gpsfake (and its gpsd) on `port`, looping the log, and waits until gpsd listens.
+    ///
+    /// Each start gets a TMPDIR of its own, removed by `kill`. gpsfake names gpsd's control socket
+    /// $TMPDIR/gpsfake-PID.sock and takes the file's existence as gpsd being ready to be given the
+    /// log's device. A gpsfake killed earlier leaves its socket behind; once its pid came round again,
+    /// a gpsd slower to start than gpsfake (a loaded machine) was never given the device. It listened
+    /// and accepted the client, which then waited for fixes that never came (CI, twice).
     public func start() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gpsfake-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // -n: feed gpsd without waiting for a client; -s: a fast tty (at 4800 baud one fix takes a
         // second whatever -c says); -c: seconds between sentences; -W: no session timeout before the test's.
-        let process = try ChildProcess.spawn(Self.which("gpsfake") ?? "/usr/bin/gpsfake",
+        let process: ChildProcess
+        do {
+            process = try ChildProcess.spawn(Self.which("gpsfake") ?? "/usr/bin/gpsfake",
                                              ["-q", "-n", "-s", "115200", "-c", String(cycle), "-W", "600", "-P", String(port), log],
+                                             environment: ["TMPDIR": directory.path],
                                              stdout: .discard, stderr: .discard, newProcessGroup: true)
-        lock.withLock { self.process = process }
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+        lock.withLock {
+            self.process = process
+            self.directory = directory
+        }
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             if acceptsConnections(port: port) { return }
@@ -50,11 +69,12 @@ public final class GPSFake: @unchecked Sendable {
 
     /// Kills gpsfake and its gpsd at once, and waits until the port is free.
     public func kill() {
-        guard let process = lock.withLock({ self.process.take() }) else { return }
+        guard let (process, directory) = lock.withLock({ self.process.take().map { ($0, self.directory.take()) } }) else { return }
         Glibc.kill(-process.pid, SIGKILL)
         process.send(SIGKILL)
         let deadline = Date().addingTimeInterval(10)
         while process.isRunning || acceptsConnections(port: port), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if let directory { try? FileManager.default.removeItem(at: directory) }
     }
 
     static func freePort() throws -> Int {
@@ -74,7 +94,8 @@ public final class GPSFake: @unchecked Sendable {
 
 extension GPSFake {
     /// Runs `body` while no other test in this process runs a gpsd: a full parallel test run with
-    /// two gpsfake/gpsd pairs at once starved one client of fixes for 90 s, alone each takes 5 s.
+    /// two gpsfake/gpsd pairs at once starved one client of fixes for 90 s, alone each takes 5 s (that
+    /// was likely the stale control socket `start` now steers clear of, but one at a time costs little).
     public static func oneAtATime<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         await Turn.shared.acquire()
         do {
