@@ -42,6 +42,9 @@ struct Harness: Sendable {
         options.newTagHold = NewTagHold(hours: 0)
         // As the packaged unit: a proxy on loopback is believed (a `.live` client connects from there).
         options.trustedProxies = .loopback
+        // A replica's live client waits, connected, while the other sets a scenario up; in CI's parallel suite that
+        // passed the 30 s default and the server closed it ("I/O on closed channel"). `ListenerScenarios` sets its own.
+        options.idleTimeout = .seconds(600)
         change(&options)
         return options
     }
