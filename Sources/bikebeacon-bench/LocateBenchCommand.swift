@@ -44,6 +44,7 @@ struct LocateBenchCommand: ParsableCommand {
         print("")
         print("ours on the same held-out tracks with less to go on: \(LocateBench.Condition.subsetRuns) random sets of 3 or 6 receivers, or each receiver's readings 1 in 4 or 1 in 10 (median error m, in50, in90; then in50, in90 with one radius scale for any count of receivers, the twelve's):")
         print(Self.conditions(result, LocateBench.Condition.lessToGoOn, oneScale: true))
+        print(Self.subsetAnchors(result))
         print("")
         let fixes = LocateBench.Condition.fasterTags.compactMap { Self.column($0).map { String(result.allConditions[$0].fixes) } }
         print("ours on the same held-out tracks with the tag passing faster: the track's time divided by 4 or 10, each receiver's readings kept 1 in 4 or 1 in 10 so it reports as often (median error m, in50, in90; \(fixes.joined(separator: " and ")) fixes over all tracks):")
@@ -89,6 +90,16 @@ struct LocateBenchCommand: ParsableCommand {
             [name, String(scores[0].fixes)] + cells(scores) + [fmt(scores[0].medianRadius90 ?? .nan, 2)]
         }
         return Table.render(header: header, rows: result.tracks.map { row($0.track, $0.scores) } + [row("all tracks", result.all)])
+    }
+
+    /// Ours and the anchors on the same random sets of receivers, all tracks: fewer receivers leave a fit less to
+    /// gain over a centroid.
+    static func subsetAnchors(_ result: LocateBench.Result) -> String {
+        "the anchors on the same sets of receivers (median error m, all tracks):\n" + LocateBench.Condition.lessToGoOn.compactMap { condition in
+            guard let c = column(condition), !result.allConditionAnchors[c].isEmpty else { return nil }
+            let scores = [result.allConditions[c]] + result.allConditionAnchors[c]
+            return "  \(condition.rawValue): " + zip(LocateBench.Result.methods, scores).map { "\($0) \(fmt($1.median, 2))" }.joined(separator: ", ")
+        }.joined(separator: "\n")
     }
 
     static func conditions(_ result: LocateBench.Result, _ shown: [LocateBench.Condition], oneScale: Bool = false) -> String {

@@ -162,6 +162,9 @@ public enum LocateBench {
         /// Ours over all tracks under each `Condition` after the first, with the scales by count and with one scale.
         public var allConditions: [Score]
         public var allOneScaleConditions: [Score]
+        /// The anchors over all tracks under each `Condition` after the first, in `LocateAnchor.allCases`
+        /// order; empty for a condition they were not run under.
+        public var allConditionAnchors: [[Score]]
         /// CPU seconds per estimate, same order as the scores.
         public var secondsPerEstimate: [Double]
         /// The same rule on all the tracks: what `LocatorConfiguration`'s defaults should be.
@@ -188,8 +191,11 @@ public enum LocateBench {
             cpu[0] += cpuSeconds() - before
             let plain = uncalibrated(receivers)
             let conditions = Condition.allCases.dropFirst().map { condition in
-                subsets(plain, size: condition.receivers, runs: Condition.subsetRuns, seed: UInt64(heldOut))
-                    .reduce(into: Run()) { $0.append(runOurs($1, chosen, track, condition: condition)) }
+                subsets(plain, size: condition.receivers, runs: Condition.subsetRuns, seed: UInt64(heldOut)).reduce(into: Run()) { run, subset in
+                    var ours = runOurs(subset, chosen, track, condition: condition)
+                    if condition.receivers != nil { ours.anchorErrors = anchorErrors(subset, chosen, track, sensors: data.sensors) }
+                    run.append(ours)
+                }
             }
             var errors = [ours.errors]
             let groups = anchorInput(receivers, chosen, track, sensors: data.sensors)
@@ -216,7 +222,14 @@ public enum LocateBench {
             }
         }
         let shipped = choose(on: data.tracks, receivers: calibratedReceivers(data.sensors, on: data.tracks), base: base)
-        return Result(tracks: results, all: all, allConditions: pooled(\.conditionRuns), allOneScaleConditions: pooled(\.oneScaleRuns), secondsPerEstimate: cpu.map { $0 / Double(max(1, estimates)) }, chosenOnAll: shipped)
+        let anchors = Condition.allCases.dropFirst().indices.map { c in
+            LocateAnchor.allCases.indices.compactMap { a -> Score? in
+                let errors = results.flatMap { $0.conditionRuns[c - 1].anchorErrors.indices.contains(a) ? $0.conditionRuns[c - 1].anchorErrors[a] : [] }
+                return errors.isEmpty ? nil : Score(errors: errors)
+            }
+        }
+        return Result(tracks: results, all: all, allConditions: pooled(\.conditionRuns), allOneScaleConditions: pooled(\.oneScaleRuns),
+                      allConditionAnchors: anchors, secondsPerEstimate: cpu.map { $0 / Double(max(1, estimates)) }, chosenOnAll: shipped)
     }
 
     /// The candidate with the lowest mean of per-track median errors on `training`, with the radius
@@ -318,11 +331,16 @@ public enum LocateBench {
         var errors: [Double] = []
         var radii: [(r50: Double, r90: Double)] = []
         var receivers: [Int] = []
+        /// The anchors' errors on the same receivers and fixes, in `LocateAnchor.allCases` order; empty
+        /// where the anchors were not run (only the receiver subsets need it: the other conditions change
+        /// what every method sees alike, or are ours alone).
+        var anchorErrors: [[Double]] = []
 
         mutating func append(_ other: Run) {
             errors += other.errors
             radii += other.radii
             receivers += other.receivers
+            anchorErrors = anchorErrors.isEmpty ? other.anchorErrors : zip(anchorErrors, other.anchorErrors).map { $0 + $1 }
         }
 
         /// The same fixes had each used `scale` instead of `configuration`'s multiple for its count of receivers.
@@ -353,6 +371,17 @@ public enum LocateBench {
             run.receivers.append(fix.receivers)
         }
         return run
+    }
+
+    /// Each anchor's errors with `receivers` only (any of philotuxo's, in any order), on the fixes `anchorInput` makes.
+    static func anchorErrors(_ receivers: [Receiver], _ configuration: LocatorConfiguration, _ track: PhilotuxoPositions.Track,
+                             sensors: [PhilotuxoPositions.Sensor]) -> [[Double]] {
+        let heard = Set(receivers.map(\.id))
+        let placed = receivers.compactMap { receiver in sensors.first { $0.id == receiver.id } }
+        var kept = track
+        kept.rows = track.rows.filter { heard.contains($0.reading.receiver) }
+        let groups = anchorInput(receivers, configuration, kept, sensors: placed)
+        return LocateAnchor.allCases.map { anchor in groups.map { anchor.locate($0.nodes, bounds: box(sensors)).distance(to: $0.truth) } }
     }
 
     /// The same fixes as the locator's, as the anchors take them.
