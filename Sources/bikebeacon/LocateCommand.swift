@@ -1,4 +1,5 @@
 import ArgumentParser
+import Beacon
 import Console
 import Durable
 #if canImport(Glibc)
@@ -30,7 +31,8 @@ struct LocateCommand: ParsableCommand {
         shift, so a long file's later fixes are surer than its first. The server fits a bike's \
         sightings with the same fit, afresh in each window. A reading with an impossible RSSI (0 dBm or more, below -127) is \
         skipped with a warning naming its line; any other bad line is refused, naming the file and \
-        line, and nothing is printed.
+        line, and nothing is printed. Readings a median of more than 10 s apart per receiver (time_s \
+        in milliseconds, say) are located as given, with a warning.
         """
     )
 
@@ -64,6 +66,11 @@ struct LocateCommand: ParsableCommand {
         }
         if input.skipped.count > Self.skipsShown {
             Terminal.write("Warning: \(readings): \(input.skipped.count - Self.skipsShown) more readings skipped for an impossible RSSI\n", to: STDERR_FILENO)
+        }
+        let kept = locator.configuration.longestWindow
+        if let gap = input.typicalGap, gap > kept {
+            Terminal.write("Warning: \(readings): a receiver's readings are a median \(DecimalText.fixed(gap, 1)) s apart, and a level is kept \(DecimalText.fixed(kept, 0)) s, "
+                           + "so most fixes rest on one receiver or none; if time_s is in milliseconds, divide it by 1000\n", to: STDERR_FILENO)
         }
         var output = LocateCSV.fixHeader + "\n"
         for row in input.rows {

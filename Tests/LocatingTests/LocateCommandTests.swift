@@ -30,6 +30,23 @@ struct LocateCommandTests {
         let errors = fixes.compactMap { fix in truth[String(format: "%.3f", fix[0])].map { hypot($0.x - fix[1], $0.y - fix[2]) } }
         try #require(errors.count == fixes.count, "every fix is stamped with a reading's time")
         #expect(Straight04.median(errors) < 3, "median error \(Straight04.median(errors)) m")
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+    }
+
+    /// The same track stamped in milliseconds: still located as given, with a warning saying what looks wrong.
+    @Test func warnsWhenTimesLookLikeMilliseconds() async throws {
+        let files = try Self.files()
+        defer { try? FileManager.default.removeItem(at: files.folder) }
+        let lines = try String(contentsOf: files.readings, encoding: .utf8).split(separator: "\n").map { line in
+            var fields = line.split(separator: ",").map(String.init)
+            if let seconds = Double(fields[0]) { fields[0] = String(Int64((seconds * 1000).rounded())) }
+            return fields.joined(separator: ",")
+        }
+        try Data(lines.joined(separator: "\n").utf8).write(to: files.readings)
+        let result = try await run("bikebeacon", ["locate", "--receivers", files.receivers.path, files.readings.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("Warning: \(files.readings.path): a receiver's readings are a median "), "\(result.stderr)")
+        #expect(result.stderr.contains("if time_s is in milliseconds, divide it by 1000"), "\(result.stderr)")
     }
 
     @Test func refusesAnUnknownReceiverNamingFileAndLine() async throws {

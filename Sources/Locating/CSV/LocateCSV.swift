@@ -60,6 +60,19 @@ public enum LocateCSV {
         /// Readings whose RSSI no radio reports (0 dBm and above, below -127): a receiver's glitch,
         /// as philotuxo's own straight_05 has one (+42 dBm). One bad reading must not cost a track.
         public var skipped: [LocateCSVError]
+
+        /// Seconds between one receiver's consecutive readings, the median receiver's median; nil when no
+        /// receiver has two. Far above a radio's cadence (a BLE scanner hears a tag several times a
+        /// second to every few seconds), it says time_s is not in seconds.
+        public var typicalGap: Double? {
+            var times: [String: [Double]] = [:]
+            for row in rows { times[row.reading.receiver, default: []].append(row.reading.time) }
+            let gaps = times.values.compactMap { times -> Double? in
+                guard times.count > 1 else { return nil }
+                return RSSISummary.quantile(zip(times, times.dropFirst()).map { $1 - $0 }.sorted(), 0.5)
+            }
+            return gaps.isEmpty ? nil : RSSISummary.quantile(gaps.sorted(), 0.5)
+        }
     }
 
     /// READINGS.csv: `time_s,receiver,rssi_dbm`, each receiver among `known`, returned in time order
