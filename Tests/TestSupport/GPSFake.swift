@@ -37,7 +37,7 @@ public final class GPSFake: @unchecked Sendable {
     /// $TMPDIR/gpsfake-PID.sock and takes the file's existence as gpsd being ready to be given the
     /// log's device. A gpsfake killed earlier leaves its socket behind; once its pid came round again,
     /// a gpsd slower to start than gpsfake (a loaded machine) was never given the device. It listened
-    /// and accepted the client, which then waited for fixes that never came (CI, twice).
+    /// and accepted the client, which then waited for fixes that never came (CI of 3803cd3).
     public func start() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gpsfake-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -380,8 +380,8 @@ public enum LocateBench {
         let placed = receivers.compactMap { receiver in sensors.first { $0.id == receiver.id } }
         var kept = track
         kept.rows = track.rows.filter { heard.contains($0.reading.receiver) }
-        let groups = anchorInput(receivers, configuration, kept, sensors: placed)
-        return LocateAnchor.allCases.map { anchor in groups.map { anchor.locate($0.nodes, bounds: box(sensors)).distance(to: $0.truth) } }
+        let groups = anchorInput(receivers, configuration, kept, sensors: placed), bounds = box(sensors)
+        return LocateAnchor.allCases.map { anchor in groups.map { anchor.locate($0.nodes, bounds: bounds).distance(to: $0.truth) } }
     }
 
     /// The same fixes as the locator's, as the anchors take them.
