@@ -92,14 +92,23 @@ struct LocateBenchCommand: ParsableCommand {
         return Table.render(header: header, rows: result.tracks.map { row($0.track, $0.scores) } + [row("all tracks", result.all)])
     }
 
-    /// Ours and the anchors on the same random sets of receivers, all tracks: fewer receivers leave a fit less to
-    /// gain over a centroid.
+    /// Ours and the anchors without calibration (as a site we never saw would give them) and on the same random
+    /// sets of receivers, all tracks, with the tracks where ours is behind the best anchor: fewer receivers leave a
+    /// fit less to gain over a centroid.
     static func subsetAnchors(_ result: LocateBench.Result) -> String {
-        "the anchors on the same sets of receivers (median error m, all tracks):\n" + LocateBench.Condition.lessToGoOn.compactMap { condition in
-            guard let c = column(condition), !result.allConditionAnchors[c].isEmpty else { return nil }
-            let scores = [result.allConditions[c]] + result.allConditionAnchors[c]
-            return "  \(condition.rawValue): " + zip(LocateBench.Result.methods, scores).map { "\($0) \(fmt($1.median, 2))" }.joined(separator: ", ")
-        }.joined(separator: "\n")
+        "the anchors on the same receivers and fixes, without calibration (median error m, all tracks; then the tracks where ours is behind the best anchor):\n"
+            + ([.uncalibrated] + LocateBench.Condition.lessToGoOn).compactMap { condition in
+                guard let c = column(condition), !result.allConditionAnchors[c].isEmpty else { return nil }
+                let scores = [result.allConditions[c]] + result.allConditionAnchors[c]
+                let behind = result.tracks.compactMap { track -> String? in
+                    let anchors = track.conditionAnchors[c]
+                    guard let best = anchors.indices.min(by: { anchors[$0].median < anchors[$1].median }),
+                          track.conditions[c].median > anchors[best].median else { return nil }
+                    return "\(track.track) \(fmt(track.conditions[c].median, 2)) against \(LocateBench.Result.methods[best + 1])'s \(fmt(anchors[best].median, 2))"
+                }
+                return "  \(condition.rawValue): " + zip(LocateBench.Result.methods, scores).map { "\($0) \(fmt($1.median, 2))" }.joined(separator: ", ")
+                    + "; behind on \(behind.count) of \(result.tracks.count) tracks" + (behind.isEmpty ? "" : " (\(behind.joined(separator: ", ")))")
+            }.joined(separator: "\n")
     }
 
     static func conditions(_ result: LocateBench.Result, _ shown: [LocateBench.Condition], oneScale: Bool = false) -> String {

@@ -153,6 +153,8 @@ public enum LocateBench {
         }
         /// Ours under each `Condition` after the first (the first is `scores[0]`).
         public var conditions: [Score] { conditionRuns.map { Score(errors: $0.errors, radii: $0.radii) } }
+        /// The anchors under each `Condition` after the first, in `LocateAnchor.allCases` order; empty where not run.
+        public var conditionAnchors: [[Score]] { conditionRuns.map { $0.anchorErrors.map { Score(errors: $0) } } }
         public var oneScaleConditions: [Score] { oneScaleRuns.map { Score(errors: $0.errors, radii: $0.radii) } }
     }
 
@@ -193,7 +195,7 @@ public enum LocateBench {
             let conditions = Condition.allCases.dropFirst().map { condition in
                 subsets(plain, size: condition.receivers, runs: Condition.subsetRuns, seed: UInt64(heldOut)).reduce(into: Run()) { run, subset in
                     var ours = runOurs(subset, chosen, track, condition: condition)
-                    if condition.receivers != nil { ours.anchorErrors = anchorErrors(subset, chosen, track, sensors: data.sensors) }
+                    if condition.receivers != nil || condition == .uncalibrated { ours.anchorErrors = anchorErrors(subset, chosen, track, sensors: data.sensors) }
                     run.append(ours)
                 }
             }
