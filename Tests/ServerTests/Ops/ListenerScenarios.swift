@@ -73,7 +73,7 @@ enum ListenerScenarios {
             post.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(Fixture.Batch(sightings: [Fixture.sighting(event: "departed")]))))
             #expect(try await postClosingRaces(post).status == .ok)
             let watchdog = Task {
-                try await Task.sleep(for: .seconds(10))
+                try await Task.sleep(for: .seconds(30))
                 stream.cancel()
             }
             let text = try await stream.value
@@ -86,14 +86,15 @@ enum ListenerScenarios {
 extension ListenerScenarios {
     /// Sends `request`, again if the server closed the connection before it went out: with a one-second idle timeout
     /// on a loaded machine the server may rightly cut a new connection before the client writes on it (the CI run
-    /// that failed with "I/O on closed channel").
+    /// that failed with "I/O on closed channel"). Each try may take 30 s, the suite's usual wait: in a full parallel
+    /// run one sighting's POST on SQLite passed 10 s (CI of 3cf07a4, `deadlineExceeded`).
     static func postClosingRaces(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
         for _ in 1..<3 {
-            do { return try await HTTPClient.shared.execute(request, timeout: .seconds(10)) }
+            do { return try await HTTPClient.shared.execute(request, timeout: .seconds(30)) }
             catch let error as ChannelError where error == .ioOnClosedChannel {}
             catch let error as HTTPClientError where error == .remoteConnectionClosed {}
         }
-        return try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        return try await HTTPClient.shared.execute(request, timeout: .seconds(30))
     }
 }
 
