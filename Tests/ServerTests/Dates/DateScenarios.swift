@@ -76,9 +76,8 @@ enum DateScenarios {
             #expect(try await store.due(now: clock.read()) == [insurance.id])
             let claims = [try await store.remind(id: insurance.id, now: clock.read(), dispatcher: queue.dispatcher),
                           try await store.remind(id: insurance.id, now: clock.read(), dispatcher: queue.dispatcher)]
-            // The server's own delivery worker is a third replica here: woken by the failing push's retry, it may claim
-            // first (CI of b1a2a82: [false, false]). Either way one claim wins, and the reminder is queued once (below).
-            #expect(claims[1] == false && claims.filter { $0 }.count <= 1, "\(claims)")
+            // The server's own worker may claim first (CI of b1a2a82 read [false, false]); the reminder is queued once (below).
+            expectOneClaimAtMost(claims)
             try await queue.deliverDue()
             queued = try await PushScenarios.queuedNotifications(harness)
             #expect(queued.map { $0.dateName ?? "" } == ["Service", "Insurance renewal"])
