@@ -44,7 +44,7 @@ struct LocateBenchCommand: ParsableCommand {
         print("")
         print("ours on the same held-out tracks with less to go on: \(LocateBench.Condition.subsetRuns) random sets of 3 or 6 receivers, or each receiver's readings 1 in 4 or 1 in 10 (median error m, in50, in90; then in50, in90 with one radius scale for any count of receivers, the twelve's):")
         print(Self.conditions(result, LocateBench.Condition.lessToGoOn, oneScale: true))
-        print(Self.subsetAnchors(result))
+        print(Self.anchorsOnTheSameFixes(result))
         print("")
         let fixes = LocateBench.Condition.fasterTags.compactMap { Self.column($0).map { String(result.allConditions[$0].fixes) } }
         print("ours on the same held-out tracks with the tag passing faster: the track's time divided by 4 or 10, each receiver's readings kept 1 in 4 or 1 in 10 so it reports as often (median error m, in50, in90; \(fixes.joined(separator: " and ")) fixes over all tracks):")
@@ -95,7 +95,7 @@ struct LocateBenchCommand: ParsableCommand {
     /// Ours and the anchors without calibration (as a site we never saw would give them) and on the same random
     /// sets of receivers, all tracks, with the tracks where ours is behind the best anchor: fewer receivers leave a
     /// fit less to gain over a centroid.
-    static func subsetAnchors(_ result: LocateBench.Result) -> String {
+    static func anchorsOnTheSameFixes(_ result: LocateBench.Result) -> String {
         "the anchors on the same receivers and fixes, without calibration (median error m, all tracks; then the tracks where ours is behind the best anchor):\n"
             + ([.uncalibrated] + LocateBench.Condition.lessToGoOn).compactMap { condition in
                 guard let c = column(condition), !result.allConditionAnchors[c].isEmpty else { return nil }
