@@ -27,7 +27,8 @@ public struct Fix: Sendable, Equatable {
 /// jump; after a silence longer than the window it starts afresh). A moving tag's levels tell where
 /// it was, not where it is, so the radius also grows with its speed. What one fix cannot tell, the
 /// fixes so far can: a shift common to every level, each receiver's own shift from a model not
-/// measured as its own (`ReceiverShifts`), and how far the levels miss. Pure: time is an input.
+/// measured as its own (`ReceiverShifts`), the site's path-loss exponent (`SiteExponent`), and how
+/// far the levels miss. Pure: time is an input.
 public struct Locator: Sendable {
     public let receivers: [Receiver]
     public let configuration: LocatorConfiguration
@@ -40,6 +41,8 @@ public struct Locator: Sendable {
     private var offset = (mean: 0.0, fixes: 0)
     /// Each receiver's own shift, learnt the same way: what the common one cannot take out.
     private var shifts: ReceiverShifts
+    /// The site's path-loss exponent, learnt the same way, for the receivers not calibrated two-point.
+    private var exponent: SiteExponent
     /// The levels' misses over their assumed shadowing, squared, learnt the same way: a site with
     /// more reflections than the ones the constants were chosen on widens every radius.
     private var noise = (ratio: 1.0, fixes: 0)
@@ -69,6 +72,7 @@ public struct Locator: Sendable {
         self.receivers = receivers
         self.configuration = configuration
         shifts = ReceiverShifts(receivers: receivers, configuration: configuration)
+        exponent = SiteExponent(configuration: configuration)
         initialOffsetSpread = receivers.allSatisfy { $0.calibration != .none }
             ? configuration.offsetSpreadCalibrated : configuration.offsetSpreadUncalibrated
         grouping = try FixGrouping(receivers: receivers.map(\.id), window: configuration.window, longestWindow: configuration.longestWindow,
@@ -86,15 +90,24 @@ public struct Locator: Sendable {
         let unplaced = group.levels.compactMap { receivers[$0.receiver].position == nil ? receivers[$0.receiver].id : nil }
         // The receivers `observations` gives, in its order: the group's, those with a place.
         let placed = group.levels.map(\.receiver).filter { receivers[$0].position != nil }
+        let siteExponent = exponent.value
         let observations = zip(placed, Self.observations(group, receivers: receivers, configuration: configuration)).map { index, observation in
             var shifted = observation
             shifted.rssiAt1m += offset.mean + shifts.shift(index)
+            if receivers[index].calibration.measuredExponent == nil { shifted.exponent = siteExponent }
             return shifted
         }
         guard let fit = PositionFit.fit(observations, configuration: configuration, offsetSpread: offsetSpread, noiseScale: noiseScale) else { return nil }
+        var misses: [SiteExponent.Miss] = []
         for (index, observation) in zip(placed, observations) {
-            shifts.learn(index, miss: observation.level - observation.expectedLevel(at: fit.point, nearestRange: configuration.nearestRange) - fit.offset)
+            let miss = observation.level - observation.expectedLevel(at: fit.point, nearestRange: configuration.nearestRange) - fit.offset
+            shifts.learn(index, miss: miss)
+            guard receivers[index].calibration.measuredExponent == nil else { continue }
+            let dx = fit.point.x - observation.position.x, dy = fit.point.y - observation.position.y
+            misses.append(.init(miss: miss, squaredRange: dx * dx + dy * dy + configuration.nearestRange * configuration.nearestRange,
+                                shadowing: observation.shadowing))
         }
+        exponent.learn(misses, outlierScale: configuration.outlierScale)
         offset.fixes += 1
         offset.mean += fit.offset / Double(min(offset.fixes, configuration.offsetMemory))
         if let ratio = fit.noiseRatio {

@@ -65,6 +65,9 @@ public struct LocatorConfiguration: Sendable, Equatable {
     /// or 30 here moved it by 0.1 m).
     public var shiftFixesOnePoint: Double
     public var shiftFixesUncalibrated: Double
+    /// The default exponent weighs as much as this many fixes against the site's own, learnt for
+    /// every receiver not calibrated two-point (`SiteExponent`), as a receiver's own shift is; ∞: not learnt.
+    public var exponentFixes: Double
 
     public init(
         window: Double = 3,
@@ -78,7 +81,7 @@ public struct LocatorConfiguration: Sendable, Equatable {
         defaultRSSIAt1m: Double = -59,
         defaultExponent: Double = 1.5,
         outlierScale: Double = 1,
-        priorScale: Double = 0.7,
+        priorScale: Double = 0.6,
         smoothing: Double = 1,
         nearestRange: Double = 0.5,
         radiusScales: [RadiusScale] = Self.philotuxoRadiusScales,
@@ -88,7 +91,8 @@ public struct LocatorConfiguration: Sendable, Equatable {
         offsetMemory: Int = 30,
         noisePrior: Double = 10,
         shiftFixesOnePoint: Double = 30,
-        shiftFixesUncalibrated: Double = 10
+        shiftFixesUncalibrated: Double = 10,
+        exponentFixes: Double = 10
     ) {
         self.window = window
         self.longestWindow = longestWindow
@@ -112,6 +116,7 @@ public struct LocatorConfiguration: Sendable, Equatable {
         self.noisePrior = noisePrior
         self.shiftFixesOnePoint = shiftFixesOnePoint
         self.shiftFixesUncalibrated = shiftFixesUncalibrated
+        self.exponentFixes = exponentFixes
     }
 
     /// How many fixes' misses weigh as much as a receiver's calibration; nil: not learnt.
@@ -132,10 +137,10 @@ public struct LocatorConfiguration: Sendable, Equatable {
     /// The 50 % and 90 % quantiles of error ÷ spread for 1 to 12 receivers on the philotuxo tracks,
     /// each also run with sets of fewer of its receivers (`bikebeacon-bench locate` prints them).
     public static let philotuxoRadiusScales: [RadiusScale] = [
-        RadiusScale(radius50: 1.20, radius90: 8.68), RadiusScale(radius50: 1.03, radius90: 2.17), RadiusScale(radius50: 1.03, radius90: 2.17),
-        RadiusScale(radius50: 0.86, radius90: 2.09), RadiusScale(radius50: 0.86, radius90: 2.09), RadiusScale(radius50: 0.77, radius90: 1.80),
-        RadiusScale(radius50: 0.77, radius90: 1.80), RadiusScale(radius50: 0.72, radius90: 1.49), RadiusScale(radius50: 0.72, radius90: 1.49),
-        RadiusScale(radius50: 0.67, radius90: 1.37), RadiusScale(radius50: 0.67, radius90: 1.37), RadiusScale(radius50: 0.60, radius90: 1.23),
+        RadiusScale(radius50: 1.29, radius90: 9.05), RadiusScale(radius50: 1.13, radius90: 2.41), RadiusScale(radius50: 1.13, radius90: 2.41),
+        RadiusScale(radius50: 0.95, radius90: 2.25), RadiusScale(radius50: 0.95, radius90: 2.25), RadiusScale(radius50: 0.83, radius90: 1.91),
+        RadiusScale(radius50: 0.83, radius90: 1.91), RadiusScale(radius50: 0.77, radius90: 1.60), RadiusScale(radius50: 0.77, radius90: 1.60),
+        RadiusScale(radius50: 0.72, radius90: 1.45), RadiusScale(radius50: 0.72, radius90: 1.45), RadiusScale(radius50: 0.63, radius90: 1.31),
     ]
 
     /// The path-loss model and shadowing for a receiver calibrated as `calibration`.

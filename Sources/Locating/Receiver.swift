@@ -26,6 +26,11 @@ public enum ReceiverCalibration: Sendable, Equatable {
     /// fitted on a track reach 0.48 and 6.1. Near 0 a distance is 10^(dB/tiny): infinite. At 0.2,
     /// 127 dB is 10^63.5 m, whose square still fits a Double.
     public static let plausibleExponents: ClosedRange<Double> = 0.2...10
+
+    /// The path-loss exponent measured on site; nil where a default stands in (and the site's is learnt).
+    public var measuredExponent: Double? {
+        if case let .twoPoint(_, exponent) = self { exponent } else { nil }
+    }
 }
 
 /// One place that hears the tag: a fixed sentinel, or a roaming one at its GPS fix.

@@ -80,16 +80,9 @@ public enum SightingFusion {
     /// motion in one estimate in seven of `bikebeacon-bench fuse`'s parked city.
     public static let movingFalseAlarm = 0.01
 
-    /// The fit's constants for a window of sightings: the locator's, but for the prior. The locator's
-    /// bench chose 0.7 once the locator learnt each receiver's shift over its fixes; a window fused
-    /// afresh learns nothing, and at 0.7 `bikebeacon-bench fuse` erred by more in every case it runs
-    /// (parked 22.5 m against 22.0 at 0.6, a 60 s handover 24.8 against 24.3, ridden at 5 m/s 72.0
-    /// against 71.7).
-    public static let configuration = LocatorConfiguration(priorScale: 0.6)
-
     /// `parked` keeps every sighting of the window, as if the bike never moved (a baseline for the bench).
     public static func fuse(_ sightings: [FusionSighting], now: Double, window: Double,
-                            configuration: LocatorConfiguration = Self.configuration, parked: Bool = false) -> FusedEstimate? {
+                            configuration: LocatorConfiguration = .init(), parked: Bool = false) -> FusedEstimate? {
         let recent = sightings.filter {
             $0.serverTime > now - window && $0.serverTime <= now && ProximityEstimator.isPlausible(rssi: $0.rssi)
         }

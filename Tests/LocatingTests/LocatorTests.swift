@@ -113,6 +113,35 @@ struct LocatorTests {
         #expect(learnt.inside90 >= 0.8, "the truth within radius90 in \(learnt.inside90 * 100) % of fixes")
     }
 
+    /// A site whose walls make the level fall 1.5 times as fast with distance as the default exponent
+    /// says (every level moved 1.5 times as far from -59 dBm): read through the default, every
+    /// distance is too long and the point is pushed to the middle. Over a walk round the room the
+    /// locator learns the site's exponent from how its misses grow with distance.
+    @Test func aSteeperSiteIsLearntNotTakenForDistance() throws {
+        func run(_ configuration: LocatorConfiguration) throws -> (median: Double, inside90: Double) {
+            var locator = try Locator(receivers: RectangularWithRotation.receivers(), configuration: configuration)
+            let fixes = try (RectangularWithRotation.data.tracks.first?.rows ?? []).compactMap { row in
+                let steeper = Reading(time: row.reading.time, receiver: row.reading.receiver, rssi: -59 + 1.5 * (row.reading.rssi + 59))
+                return try locator.add(steeper).map { ($0, row.truth) }
+            }
+            let errors = fixes.map { $0.0.point.distance(to: $0.1) }
+            return (Straight04.median(errors), Double(zip(fixes, errors).filter { $1 <= $0.0.radius90 }.count) / Double(max(1, fixes.count)))
+        }
+        let learnt = try run(LocatorConfiguration()), ignored = try run(LocatorConfiguration(exponentFixes: .infinity))
+        #expect(learnt.median < ignored.median * 0.9, "median \(learnt.median) m learning the site's exponent, \(ignored.median) m not")
+        #expect(learnt.inside90 >= 0.8, "the truth within radius90 in \(learnt.inside90 * 100) % of fixes")
+    }
+
+    /// A two-point calibration measured the receiver's own exponent on site: the locator does not
+    /// second-guess it, so receivers calibrated so give the same fixes whether it learns or not.
+    @Test func aMeasuredExponentIsKept() throws {
+        let calibrated = LocateBench.calibratedReceivers(Straight04.data.sensors, on: Straight04.data.tracks)
+        try #require(calibrated.allSatisfy { $0.calibration.measuredExponent != nil })
+        let learning = try Straight04.fixes(calibrated).map(\.fix)
+        let fixed = try Straight04.fixes(calibrated, configuration: LocatorConfiguration(exponentFixes: .infinity)).map(\.fix)
+        #expect(!learning.isEmpty && learning == fixed)
+    }
+
     /// A receiver that reports every few seconds (a slower scanner than philotuxo's 1.9 a second):
     /// its newest reading counts in each fix for up to `longestWindow` seconds, and its place counts
     /// as off by how far the tag may have walked since, so its age widens the radius.
