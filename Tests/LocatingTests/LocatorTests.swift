@@ -132,6 +132,21 @@ struct LocatorTests {
         #expect(learnt.inside90 >= 0.8, "the truth within radius90 in \(learnt.inside90 * 100) % of fixes")
     }
 
+    /// Levels that do not fall with distance at all (a stuck gain, a flat hall), which is what learning
+    /// the site's exponent meets at its worst: every fix stays finite and between the receivers, with
+    /// a radius.
+    @Test func levelsThatDoNotFallStayBetweenTheReceivers() throws {
+        var locator = try Locator(receivers: RectangularWithRotation.receivers())
+        let fixes = try (RectangularWithRotation.data.tracks.first?.rows ?? []).enumerated().compactMap { index, row in
+            try locator.add(Reading(time: row.reading.time, receiver: row.reading.receiver, rssi: -70 - Double(index % 3)))
+        }
+        let xs = RectangularWithRotation.data.sensors.map(\.x), ys = RectangularWithRotation.data.sensors.map(\.y)
+        let site = (x: try #require(xs.min())...(try #require(xs.max())), y: try #require(ys.min())...(try #require(ys.max())))
+        try #require(fixes.count > 50)
+        #expect(fixes.allSatisfy { site.x.contains($0.point.x) && site.y.contains($0.point.y) })
+        #expect(fixes.allSatisfy { $0.radius90.isFinite && $0.radius90 > $0.radius50 && $0.radius50 > 0 })
+    }
+
     /// A two-point calibration measured the receiver's own exponent on site: the locator does not
     /// second-guess it, so receivers calibrated so give the same fixes whether it learns or not.
     @Test func aMeasuredExponentIsKept() throws {
