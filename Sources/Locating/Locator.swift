@@ -100,12 +100,11 @@ public struct Locator: Sendable {
         guard let fit = PositionFit.fit(observations, configuration: configuration, offsetSpread: offsetSpread, noiseScale: noiseScale) else { return nil }
         var misses: [SiteExponent.Miss] = []
         for (index, observation) in zip(placed, observations) {
-            let miss = observation.level - observation.expectedLevel(at: fit.point, nearestRange: configuration.nearestRange) - fit.offset
+            let squaredRange = observation.squaredRange(to: fit.point, nearestRange: configuration.nearestRange)
+            let miss = observation.level - observation.expectedLevel(squaredRange: squaredRange) - fit.offset
             shifts.learn(index, miss: miss)
             guard receivers[index].calibration.measuredExponent == nil else { continue }
-            let dx = fit.point.x - observation.position.x, dy = fit.point.y - observation.position.y
-            misses.append(.init(miss: miss, squaredRange: dx * dx + dy * dy + configuration.nearestRange * configuration.nearestRange,
-                                shadowing: observation.shadowing))
+            misses.append(.init(miss: miss, squaredRange: squaredRange, shadowing: observation.shadowing))
         }
         exponent.learn(misses, outlierScale: configuration.outlierScale)
         offset.fixes += 1

@@ -29,8 +29,13 @@ public struct Observation: Sendable, Equatable {
     /// The level the log-distance model expects with the tag at `point` (`nearestRange` the least
     /// horizontal distance it takes), dBm.
     public func expectedLevel(at point: PlanePoint, nearestRange: Double) -> Double {
+        expectedLevel(squaredRange: squaredRange(to: point, nearestRange: nearestRange))
+    }
+
+    /// The squared range the model takes from the receiver to `point`, m²: the horizontal distance and `nearestRange` in quadrature.
+    func squaredRange(to point: PlanePoint, nearestRange: Double) -> Double {
         let dx = point.x - position.x, dy = point.y - position.y
-        return expectedLevel(squaredRange: dx * dx + dy * dy + nearestRange * nearestRange)
+        return dx * dx + dy * dy + nearestRange * nearestRange
     }
 
     /// The same at a squared range already known (the fit needs it for the gradient too), m².

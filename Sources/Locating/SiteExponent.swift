@@ -15,8 +15,9 @@ import Darwin
 /// `offsetMemory` fixes, as the shifts are). The learnt exponent is applied as n / (n +
 /// `exponentFixes`) of its way from the default after n fixes.
 struct SiteExponent: Sendable {
-    /// Σ of the exponents the fixes' slopes point to, and how many, both fading over `memory` fixes.
-    private var sums = (pointed: 0.0, fixes: 0.0)
+    /// Σ of the exponents the fixes' slopes point to, and their weight (each fix 1), both fading over `memory` fixes.
+    private var sums = (pointed: 0.0, weight: 0.0)
+    /// How many fixes pointed to one, unfaded: what the default is weighed against.
     private var fixes = 0
     private let initial: Double
     private let priorFixes: Double
@@ -34,14 +35,13 @@ struct SiteExponent: Sendable {
 
     /// The exponent for a receiver without a two-point calibration.
     var value: Double {
-        guard fixes > 0, sums.fixes > 0, priorFixes.isFinite else { return initial }
+        guard fixes > 0, priorFixes.isFinite else { return initial }
         let n = Double(fixes)
-        let learnt = initial + (sums.pointed / sums.fixes - initial) * n / (n + priorFixes)
-        return min(max(learnt, Self.plausible.lowerBound), Self.plausible.upperBound)
+        return initial + (sums.pointed / sums.weight - initial) * n / (n + priorFixes)
     }
 
     /// One receiver's miss at a fix, after the fit's common shift, dB; its squared range from the
-    /// fit's point (with `nearestRange`), m²; and its shadowing, dB.
+    /// fit's point (`Observation.squaredRange`), m²; and its shadowing, dB.
     struct Miss {
         var miss: Double
         var squaredRange: Double
@@ -72,7 +72,7 @@ struct SiteExponent: Sendable {
         guard spread > 1 else { return }
         let pointed = min(max(value + covariance / spread, Self.plausible.lowerBound), Self.plausible.upperBound)
         let fade = 1 - 1 / Double(memory)
-        sums = (sums.pointed * fade + pointed, sums.fixes * fade + 1)
+        sums = (sums.pointed * fade + pointed, sums.weight * fade + 1)
         fixes += 1
     }
 }
