@@ -27,8 +27,9 @@ struct LocateCommand: ParsableCommand {
         A fix is made at the first reading at least a second after the previous one, from each \
         receiver's median RSSI of the last 3 s (or its newest, up to 10 s old, as less sure by a \
         walking pace times its age): it uses no reading after its own time. Over the fixes so far \
-        it learns a shift common to every level and each uncalibrated or one-point receiver's own \
-        shift, so a long file's later fixes are surer than its first. The server fits a bike's \
+        it learns a shift common to every level, each uncalibrated or one-point receiver's own \
+        shift and, for those same receivers, the site's path-loss exponent, so a long file's later \
+        fixes are surer than its first. The server fits a bike's \
         sightings with the same fit, afresh in each window. A reading with an impossible RSSI (0 dBm or more, below -127) is \
         skipped with a warning naming its line; any other bad line is refused, naming the file and \
         line, and nothing is printed. Readings a median of more than 10 s apart per receiver (time_s \
