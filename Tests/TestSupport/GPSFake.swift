@@ -31,14 +31,29 @@ public final class GPSFake: @unchecked Sendable {
 
     deinit { kill() }
 
-    /// Starts gpsfake (and its gpsd) on `port`, looping the log, and waits until gpsd listens.
+    /// Starts gpsfake (and its gpsd) on `port`, looping the log, and waits until gpsd has the log's
+    /// device; a start whose gpsd was never given it is killed and made again, up to three times.
     ///
-    /// Each start gets a TMPDIR of its own, removed by `kill`. gpsfake names gpsd's control socket
-    /// $TMPDIR/gpsfake-PID.sock and takes the file's existence as gpsd being ready to be given the
-    /// log's device. A gpsfake killed earlier leaves its socket behind; once its pid came round again,
-    /// a gpsd slower to start than gpsfake (a loaded machine) was never given the device. It listened
-    /// and accepted the client, which then waited for fixes that never came (CI of 3803cd3).
+    /// gpsfake names gpsd's control socket $TMPDIR/gpsfake-PID.sock, takes the file's existence as gpsd
+    /// being ready, and gives gpsd the log's device through it, saying nothing when that fails. So gpsd
+    /// listened and accepted the client, which then waited for fixes that never came:
+    /// - a gpsfake killed earlier leaves its socket behind, and once its pid came round again, a gpsd
+    ///   slower to start than gpsfake was never given the device (CI of 3803cd3): each start gets a
+    ///   TMPDIR of its own, removed by `kill`;
+    /// - gpsd makes the socket's file (bind) before it listens, so on a loaded machine gpsfake can
+    ///   connect in between and be refused: the likeliest cause of a fresh clone's run of de9147a,
+    ///   where every pass came without a fix. So gpsd is asked for its devices before the test goes on.
     public func start() throws {
+        for _ in 1...3 {
+            try launch()
+            if hasDevice(within: 10) { return }
+            kill()
+        }
+        throw Failure(description: "gpsfake did not give gpsd the log's device in three starts")
+    }
+
+    /// One gpsfake and its gpsd, listening on `port`.
+    private func launch() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gpsfake-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // -n: feed gpsd without waiting for a client; -s: a fast tty (at 4800 baud one fix takes a
@@ -65,6 +80,41 @@ public final class GPSFake: @unchecked Sendable {
         }
         kill()
         throw Failure(description: "gpsd did not listen on port \(port) within 20 s")
+    }
+
+    /// Whether gpsd lists a device (`?DEVICES;`) within `seconds`: gpsfake gives it one as soon as gpsd is up.
+    private func hasDevice(within seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let fd = connectToLoopback(port: port) {
+                defer { close(fd) }
+                var timeout = timeval(tv_sec: 1, tv_usec: 0)
+                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                let query = Array("?DEVICES;\n".utf8)
+                if write(fd, query, query.count) == query.count, let devices = Self.devicesLine(fd), devices.contains("\"devices\":[{") {
+                    // An empty list reads "devices":[]; one device, "devices":[{"class":"DEVICE","path":…
+                    return true
+                }
+            }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        return false
+    }
+
+    /// The rest of gpsd's DEVICES reply on `fd`, up to its line's end (after the VERSION it greets with; gpsd ends
+    /// lines with CRLF, one Character in Swift); nil when none comes.
+    private static func devicesLine(_ fd: Int32) -> Substring? {
+        var reply: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let text = String(decoding: reply, as: UTF8.self)
+            if let start = text.range(of: "\"class\":\"DEVICES\"")?.upperBound, let end = text[start...].firstIndex(where: \.isNewline) {
+                return text[start..<end]
+            }
+            let count = read(fd, &buffer, buffer.count)
+            guard count > 0 else { return nil }
+            reply += buffer[..<count]
+        }
     }
 
     /// Kills gpsfake and its gpsd at once, and waits until the port is free.
