@@ -11,7 +11,7 @@ struct LocatorTests {
         let calibrated = LocateBench.calibratedReceivers(Straight04.data.sensors, on: Straight04.data.tracks)
         let fixes = try Straight04.fixes(calibrated)
         try #require(fixes.count >= 15, "about one fix a second over 24 s")
-        let median = Straight04.median(fixes.map { $0.fix.point.distance(to: $0.truth) })
+        let (median, inside90) = Straight04.score(fixes)
         // The strongest receiver's place (Bermuda) on the same fixes, for comparison.
         var grouping = try FixGrouping(receivers: Straight04.data.sensors.map(\.id), window: 3, longestWindow: 10, interval: 1)
         var nearest: [Double] = []
@@ -22,7 +22,6 @@ struct LocatorTests {
         }
         #expect(median < 2.6, "median error \(median) m")
         #expect(median < Straight04.median(nearest) * 0.8, "median \(median) m, nearest receiver \(Straight04.median(nearest)) m")
-        let inside90 = Double(fixes.filter { $0.fix.point.distance(to: $0.truth) <= $0.fix.radius90 }.count) / Double(fixes.count)
         #expect(inside90 >= 0.7, "the truth within radius90 in \(inside90 * 100) % of fixes")
         #expect(fixes.allSatisfy { $0.fix.radius50 > 0 && $0.fix.radius90 > $0.fix.radius50 && $0.fix.receivers >= 1 })
 
@@ -37,11 +36,9 @@ struct LocatorTests {
     @Test func aWeakerTagIsLearntNotTakenForDistance() throws {
         func run(_ configuration: LocatorConfiguration) throws -> (median: Double, inside90: Double) {
             var locator = try Locator(receivers: Straight04.receivers(), configuration: configuration)
-            let fixes = try Straight04.rows.compactMap { row in
+            return Straight04.score(try Straight04.rows.compactMap { row in
                 try locator.add(Reading(time: row.reading.time, receiver: row.reading.receiver, rssi: row.reading.rssi - 12)).map { ($0, row.truth) }
-            }
-            let errors = fixes.map { $0.0.point.distance(to: $0.1) }
-            return (Straight04.median(errors), Double(zip(fixes, errors).filter { $1 <= $0.0.radius90 }.count) / Double(fixes.count))
+            })
         }
         let learnt = try run(LocatorConfiguration())
         let faceValue = try run(LocatorConfiguration(offsetSpreadUncalibrated: 0, offsetFloor: 0))
@@ -62,9 +59,8 @@ struct LocatorTests {
                                         rssi: max(-126, row.reading.rssi - 16.5 * log10(scale))))
                     .map { ($0, PlanePoint(x: row.truth.x * scale, y: row.truth.y * scale)) }
             }
-            let errors = fixes.map { $0.0.point.distance(to: $0.1) }
-            return (Straight04.median(errors), Straight04.median(fixes.map(\.0.radius90)),
-                    Double(zip(fixes, errors).filter { $1 <= $0.0.radius90 }.count) / Double(fixes.count))
+            let score = Straight04.score(fixes)
+            return (score.median, Straight04.median(fixes.map(\.0.radius90)), score.inside90)
         }
         let room = try run(scale: 1), hall = try run(scale: 2)
         #expect(hall.radius90 > room.radius90 * 1.6, "radius90 \(hall.radius90) m in the hall, \(room.radius90) m in the room")
@@ -104,9 +100,7 @@ struct LocatorTests {
     /// walk round the room the locator learns each one's shift and takes it out.
     @Test func eachReceiversOwnShiftIsLearnt() throws {
         func run(_ configuration: LocatorConfiguration) throws -> (median: Double, inside90: Double) {
-            let fixes = try RectangularWithRotation.fixes(RectangularWithRotation.receivers(), configuration: configuration)
-            let errors = fixes.map { $0.fix.point.distance(to: $0.truth) }
-            return (Straight04.median(errors), Double(zip(fixes, errors).filter { $1 <= $0.0.radius90 }.count) / Double(max(1, fixes.count)))
+            Straight04.score(try RectangularWithRotation.fixes(RectangularWithRotation.receivers(), configuration: configuration))
         }
         let learnt = try run(LocatorConfiguration()), ignored = try run(LocatorConfiguration(shiftFixesUncalibrated: .infinity))
         #expect(learnt.median < ignored.median * 0.8, "median \(learnt.median) m learning each receiver's shift, \(ignored.median) m not")
@@ -120,12 +114,10 @@ struct LocatorTests {
     @Test func aSteeperSiteIsLearntNotTakenForDistance() throws {
         func run(_ configuration: LocatorConfiguration) throws -> (median: Double, inside90: Double) {
             var locator = try Locator(receivers: RectangularWithRotation.receivers(), configuration: configuration)
-            let fixes = try (RectangularWithRotation.data.tracks.first?.rows ?? []).compactMap { row in
+            return Straight04.score(try (RectangularWithRotation.data.tracks.first?.rows ?? []).compactMap { row in
                 let steeper = Reading(time: row.reading.time, receiver: row.reading.receiver, rssi: -59 + 1.5 * (row.reading.rssi + 59))
                 return try locator.add(steeper).map { ($0, row.truth) }
-            }
-            let errors = fixes.map { $0.0.point.distance(to: $0.1) }
-            return (Straight04.median(errors), Double(zip(fixes, errors).filter { $1 <= $0.0.radius90 }.count) / Double(max(1, fixes.count)))
+            })
         }
         let learnt = try run(LocatorConfiguration()), ignored = try run(LocatorConfiguration(exponentFixes: .infinity))
         #expect(learnt.median < ignored.median * 0.9, "median \(learnt.median) m learning the site's exponent, \(ignored.median) m not")
