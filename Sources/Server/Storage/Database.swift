@@ -10,8 +10,10 @@ import Synchronization
 /// One query layer (sql-kit) over either SQLite or PostgreSQL, with sessions and transactions.
 ///
 /// SQLite gets exactly one connection: writers to one file serialise anyway, and a single
-/// connection makes `BEGIN … COMMIT` safe without busy retries. PostgreSQL gets a pool, and
-/// several server processes may share it.
+/// connection makes `BEGIN … COMMIT` safe without busy retries. That connection gets a thread of its
+/// own: on NIO's shared blocking pool (as many threads as cores) every query queued behind password
+/// hashes, DNS lookups and file reads, so a few logins at once held every request up. PostgreSQL
+/// gets a pool, and several server processes may share it.
 public final class Database: Sendable {
     public enum Flavor: String, Sendable { case sqlite, postgres }
 
@@ -36,10 +38,13 @@ public final class Database: Sendable {
         switch url {
         case let .sqlite(path):
             flavor = .sqlite
-            let source = SQLiteConnectionSource(configuration: .init(storage: .file(path: path), enableForeignKeys: true))
+            let thread = NIOThreadPool(numberOfThreads: 1)
+            thread.start()
+            let source = SQLiteConnectionSource(configuration: .init(storage: .file(path: path), enableForeignKeys: true),
+                                                threadPool: thread)
             pools = .sqlite(Box(EventLoopConnectionPool(
                 source: source, maxConnections: 1, requestTimeout: .seconds(30), pruneInterval: nil, logger: logger,
-                on: MultiThreadedEventLoopGroup.singleton.next())))
+                on: MultiThreadedEventLoopGroup.singleton.next())), thread)
         case let .postgres(text):
             flavor = .postgres
             let configuration = try SQLPostgresConfiguration(url: text)
@@ -69,7 +74,7 @@ public final class Database: Sendable {
     /// Runs `body` on one connection held for its whole duration.
     public func withSession<R: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         switch pools {
-        case let .sqlite(box):
+        case let .sqlite(box, _):
             let connection = try await box.pool.requestConnection(logger: logger).get()
             defer { box.pool.releaseConnection(connection, logger: logger) }
             return try await body(connection.sql())
@@ -103,7 +108,9 @@ public final class Database: Sendable {
     public func shutdown() async {
         guard !isShutDown.exchange(true, ordering: .sequentiallyConsistent) else { return }
         switch pools {
-        case let .sqlite(box): try? await box.pool.close().get()
+        case let .sqlite(box, thread):
+            try? await box.pool.close().get()
+            try? await thread.shutdownGracefully()
         case let .postgres(box): try? await box.pool.shutdownAsync()
         }
     }
@@ -115,7 +122,7 @@ public final class Database: Sendable {
     deinit {
         guard !isShutDown.load(ordering: .sequentiallyConsistent) else { return }
         switch pools {
-        case let .sqlite(box): _ = box.pool.close()
+        case let .sqlite(box, thread): box.pool.close().whenComplete { _ in thread.shutdownGracefully { _ in } }
         case let .postgres(box): box.pool.shutdownGracefully { _ in }
         }
     }
@@ -123,7 +130,8 @@ public final class Database: Sendable {
     private let isShutDown = Atomic<Bool>(false)
 
     private enum Pools: Sendable {
-        case sqlite(Box<EventLoopConnectionPool<SQLiteConnectionSource>>)
+        /// The pool of one connection, and the thread its queries run on (shut down after the pool).
+        case sqlite(Box<EventLoopConnectionPool<SQLiteConnectionSource>>, NIOThreadPool)
         case postgres(Box<EventLoopGroupConnectionPool<PostgresConnectionSource>>)
     }
 
