@@ -13,7 +13,8 @@ struct LocateBenchCommand: ParsableCommand {
         other 8 tracks only; then the locator and the anchors (nearest receiver as Bermuda, \
         RSSI-weighted centroid, ESPresense-companion's Nelder-Mead, Gauss-Newton) are scored on \
         the held-out track, on the same causal fixes. Errors are horizontal metres; in50/in90 are \
-        the shares of fixes whose truth lies within radius50/radius90. Last, the shipped defaults \
+        the shares of fixes whose truth lies within radius50/radius90. The radius scales for fewer \
+        receivers are measured on sets of them laid out as a site's are, around where its tags go. Last, the shipped defaults \
         run on a site none of them saw: four layouts where a tag walks, each receiver's RSSI drawn \
         from airtag-nrf52's readings at the distance measured nearest the tag's (another tag, \
         radio and room). --write-csv DIR also writes \
@@ -42,7 +43,7 @@ struct LocateBenchCommand: ParsableCommand {
         print("ours on the same held-out tracks as a site we never saw would give them (median error m, in50, in90; constants chosen with and without calibration, on none of the last three):")
         print(Self.conditions(result, LocateBench.Condition.otherSites))
         print("")
-        print("ours on the same held-out tracks with less to go on: \(LocateBench.Condition.subsetRuns) random sets of 3 or 6 receivers, or each receiver's readings 1 in 4 or 1 in 10 (median error m, in50, in90; then in50, in90 with one radius scale for any count of receivers, the twelve's):")
+        print("ours on the same held-out tracks with less to go on: \(LocateBench.Condition.subsetRuns) sets of 3 or 6 receivers, laid out as a site's are (from a random one, each next the farthest from those chosen) or drawn at random (the tag then mostly outside them), or each receiver's readings 1 in 4 or 1 in 10 (median error m, in50, in90; then in50, in90 with one radius scale for any count of receivers, the twelve's):")
         print(Self.conditions(result, LocateBench.Condition.lessToGoOn, oneScale: true))
         print(Self.anchorsOnTheSameFixes(result))
         print("")

@@ -246,34 +246,38 @@ struct LocatorTests {
         #expect(Array(all.prefix(early.count).map(\.fix)) == early)
     }
 
-    /// A site with three receivers, not twelve: the fit has as many numbers to find as levels to
-    /// find them from, and misses by more than its spread says. The radii scale by how many
-    /// receivers contributed, so radius90 still holds about 9 times in 10; the twelve receivers'
-    /// scale for any count held about two times in three.
+    /// A site with three receivers laid out around where its tag goes, not twelve (two tracks, each
+    /// with the 12 layouts `LocateBench.layouts` makes from each receiver): the fit has as many
+    /// numbers to find as levels to find them from, and misses by more than its spread says. The
+    /// radii scale by how many receivers contributed, so they hold 5 and 9 times in 10 (the
+    /// multiples measured on sets drawn at random held 80 and 98 % here); the twelve receivers' scale for
+    /// any count holds less often.
     @Test func fewerReceiversKeepTheirRadiiHonest() throws {
         func inside(_ configuration: LocatorConfiguration) throws -> (r50: Double, r90: Double) {
-            var random = SplitMix64(seed: 3)
             var inside = (r50: 0, r90: 0, fixes: 0)
-            for _ in 0..<12 {
-                let three = Array(Straight04.receivers().shuffled(using: &random).prefix(3))
-                var locator = try Locator(receivers: three, configuration: configuration)
-                for row in Straight04.rows where three.contains(where: { $0.id == row.reading.receiver }) {
-                    guard let fix = try locator.add(row.reading) else { continue }
-                    let error = fix.point.distance(to: row.truth)
-                    inside.r50 += error <= fix.radius50 ? 1 : 0
-                    inside.r90 += error <= fix.radius90 ? 1 : 0
-                    inside.fixes += 1
+            for data in [Straight04.data, RectangularWithRotation.data] {
+                let receivers = data.sensors.map { Receiver(id: $0.id, position: PlanePoint(x: $0.x, y: $0.y)) }
+                for three in LocateBench.layouts(receivers, size: 3, runs: 12, seed: 3) {
+                    var locator = try Locator(receivers: three, configuration: configuration)
+                    for row in data.tracks.first?.rows ?? [] where three.contains(where: { $0.id == row.reading.receiver }) {
+                        guard let fix = try locator.add(row.reading) else { continue }
+                        let error = fix.point.distance(to: row.truth)
+                        inside.r50 += error <= fix.radius50 ? 1 : 0
+                        inside.r90 += error <= fix.radius90 ? 1 : 0
+                        inside.fixes += 1
+                    }
                 }
             }
-            try #require(inside.fixes >= 150)
+            try #require(inside.fixes >= 600)
             return (Double(inside.r50) / Double(inside.fixes), Double(inside.r90) / Double(inside.fixes))
         }
         let scaled = try inside(LocatorConfiguration())
         let twelve = try #require(LocatorConfiguration.philotuxoRadiusScales.last)
         let one = try inside(LocatorConfiguration(radiusScales: [twelve]))
-        #expect(scaled.r90 >= 0.82 && scaled.r90 <= 0.97, "within radius90 in \(scaled.r90 * 100) % of fixes")
-        #expect(scaled.r50 >= 0.35 && scaled.r50 <= 0.7, "within radius50 in \(scaled.r50 * 100) % of fixes")
-        #expect(one.r90 < scaled.r90 - 0.1, "one scale for all: \(one.r90 * 100) %, by receivers: \(scaled.r90 * 100) %")
+        #expect((0.85...0.95).contains(scaled.r90), "within radius90 in \(scaled.r90 * 100) % of fixes")
+        #expect((0.40...0.60).contains(scaled.r50), "within radius50 in \(scaled.r50 * 100) % of fixes")
+        #expect(one.r50 < scaled.r50 - 0.1 && one.r90 < scaled.r90,
+                "one scale for all: \(one.r50 * 100) / \(one.r90 * 100) %, by receivers: \(scaled.r50 * 100) / \(scaled.r90 * 100) %")
     }
 
     @Test func oneReceiverGivesItsPlaceWithAnHonestRadius() throws {
