@@ -247,7 +247,7 @@ struct LocatorTests {
     }
 
     /// A site with three receivers laid out around where its tag goes, not twelve (two tracks, each
-    /// with the 12 layouts `LocateBench.layouts` makes from each receiver): the fit has as many
+    /// with 12 layouts `LocateBench.layouts` grows from receivers drawn at random): the fit has as many
     /// numbers to find as levels to find them from, and misses by more than its spread says. The
     /// radii scale by how many receivers contributed, so they hold 5 and 9 times in 10 (the
     /// multiples measured on sets drawn at random held 80 and 98 % here); the twelve receivers' scale for
@@ -255,8 +255,7 @@ struct LocatorTests {
     @Test func fewerReceiversKeepTheirRadiiHonest() throws {
         func inside(_ configuration: LocatorConfiguration) throws -> (r50: Double, r90: Double) {
             var inside = (r50: 0, r90: 0, fixes: 0)
-            for data in [Straight04.data, RectangularWithRotation.data] {
-                let receivers = data.sensors.map { Receiver(id: $0.id, position: PlanePoint(x: $0.x, y: $0.y)) }
+            for (receivers, data) in [(Straight04.receivers(), Straight04.data), (RectangularWithRotation.receivers(), RectangularWithRotation.data)] {
                 for three in LocateBench.layouts(receivers, size: 3, runs: 12, seed: 3) {
                     var locator = try Locator(receivers: three, configuration: configuration)
                     for row in data.tracks.first?.rows ?? [] where three.contains(where: { $0.id == row.reading.receiver }) {
