@@ -73,7 +73,7 @@ struct LocatorTests {
     @Test func noisierLevelsWidenTheRadius() throws {
         let data = RectangularWithRotation.data
         let calibrated = LocateBench.calibratedReceivers(data.sensors, on: data.tracks)
-        let ids = data.sensors.map(\.id), rows = data.tracks.first?.rows ?? []
+        let ids = data.sensors.map(\.id), rows = RectangularWithRotation.rows
         // A fade per receiver and 5 s of the walk, 8 dB at random (seeded): reflections that come and
         // go as the tag moves, which neither a median over the window nor a calibration removes.
         var random = SplitMix64(seed: 44)
@@ -114,7 +114,7 @@ struct LocatorTests {
     @Test func aSteeperSiteIsLearntNotTakenForDistance() throws {
         func run(_ configuration: LocatorConfiguration) throws -> (median: Double, inside90: Double) {
             var locator = try Locator(receivers: RectangularWithRotation.receivers(), configuration: configuration)
-            return Straight04.score(try (RectangularWithRotation.data.tracks.first?.rows ?? []).compactMap { row in
+            return Straight04.score(try RectangularWithRotation.rows.compactMap { row in
                 let steeper = Reading(time: row.reading.time, receiver: row.reading.receiver, rssi: -59 + 1.5 * (row.reading.rssi + 59))
                 return try locator.add(steeper).map { ($0, row.truth) }
             })
@@ -129,7 +129,7 @@ struct LocatorTests {
     /// a radius.
     @Test func levelsThatDoNotFallStayBetweenTheReceivers() throws {
         var locator = try Locator(receivers: RectangularWithRotation.receivers())
-        let fixes = try (RectangularWithRotation.data.tracks.first?.rows ?? []).enumerated().compactMap { index, row in
+        let fixes = try RectangularWithRotation.rows.enumerated().compactMap { index, row in
             try locator.add(Reading(time: row.reading.time, receiver: row.reading.receiver, rssi: -70 - Double(index % 3)))
         }
         let xs = RectangularWithRotation.data.sensors.map(\.x), ys = RectangularWithRotation.data.sensors.map(\.y)
@@ -255,10 +255,10 @@ struct LocatorTests {
     @Test func fewerReceiversKeepTheirRadiiHonest() throws {
         func inside(_ configuration: LocatorConfiguration) throws -> (r50: Double, r90: Double) {
             var inside = (r50: 0, r90: 0, fixes: 0)
-            for (receivers, data) in [(Straight04.receivers(), Straight04.data), (RectangularWithRotation.receivers(), RectangularWithRotation.data)] {
+            for (receivers, rows) in [(Straight04.receivers(), Straight04.rows), (RectangularWithRotation.receivers(), RectangularWithRotation.rows)] {
                 for three in LocateBench.layouts(receivers, size: 3, runs: 12, seed: 3) {
                     var locator = try Locator(receivers: three, configuration: configuration)
-                    for row in data.tracks.first?.rows ?? [] where three.contains(where: { $0.id == row.reading.receiver }) {
+                    for row in rows where three.contains(where: { $0.id == row.reading.receiver }) {
                         guard let fix = try locator.add(row.reading) else { continue }
                         let error = fix.point.distance(to: row.truth)
                         inside.r50 += error <= fix.radius50 ? 1 : 0

@@ -12,6 +12,8 @@ enum RectangularWithRotation {
         return (try? PhilotuxoPositions.parse(text)) ?? PhilotuxoPositions(sensors: [], tracks: [])
     }()
 
+    static var rows: [PhilotuxoPositions.Row] { data.tracks.first?.rows ?? [] }
+
     /// The receivers at their places, with no calibration.
     static func receivers() -> [Receiver] {
         data.sensors.map { Receiver(id: $0.id, position: PlanePoint(x: $0.x, y: $0.y)) }
@@ -20,6 +22,6 @@ enum RectangularWithRotation {
     /// Each fix with the truth at the reading that made it.
     static func fixes(_ receivers: [Receiver], configuration: LocatorConfiguration = .init()) throws -> [(fix: Fix, truth: PlanePoint)] {
         var locator = try Locator(receivers: receivers, configuration: configuration)
-        return try (data.tracks.first?.rows ?? []).compactMap { row in try locator.add(row.reading).map { ($0, row.truth) } }
+        return try rows.compactMap { row in try locator.add(row.reading).map { ($0, row.truth) } }
     }
 }
