@@ -93,7 +93,8 @@ for folder in ("philotuxo", "rssi/herald", "rssi/pcng"):
             write("RSSITrace", name, b"".join(lines))
 
 # `bikebeacon locate`'s two files, RECEIVERS.csv NUL READINGS.csv, from the philotuxo fixture: the
-# sensors' places (with a calibration on every other one), then the first readings with the truth.
+# sensors' places (with a calibration on every other one), then the first readings with the truth
+# (read again as TRUTH.csv, as `--truth` can).
 philotuxo = open(os.path.join(ROOT, "Tests", "Fixtures", "philotuxo", "straight_04-all-sensors.csv")).read().splitlines()
 header = philotuxo[0].split(",")
 rows = [dict(zip(header, line.split(","))) for line in philotuxo[1:]]
@@ -104,8 +105,8 @@ receivers = "id,x_m,y_m,z_m,rssi_1m,exponent\n" + "".join(
     "%s,%s,%s,%s,%s\n" % (name, x, y, z, "-59,1.6" if i % 2 == 0 else ",")
     for i, (name, (x, y, z)) in enumerate(sorted(sensors.items())))
 for count in (12, 60):
-    readings = "time_s,receiver,rssi_dbm,truth_x_m\n" + "".join(
-        "%s,%s,%s,%s\n" % (row["timestamp"], row["sensor_alias"], row["rssi_dbm"], row["beacon_x_m"]) for row in rows[:count])
+    readings = "time_s,receiver,rssi_dbm,truth_x_m,truth_y_m\n" + "".join(
+        "%s,%s,%s,%s,%s\n" % (row["timestamp"], row["sensor_alias"], row["rssi_dbm"], row["beacon_x_m"], row["beacon_y_m"]) for row in rows[:count])
     write("Locate", "straight_04-%d" % count, receivers.encode() + b"\0" + readings.encode())
 
 

@@ -19,7 +19,8 @@ struct LocateBenchCommand: ParsableCommand {
         from airtag-nrf52's readings at the distance measured nearest the tag's (another tag, \
         radio and room). --write-csv DIR also writes \
         each track as `bikebeacon locate` reads it: DIR/<track>.receivers.csv (models fitted on \
-        the other tracks) and DIR/<track>.readings.csv (with the truth in extra columns).
+        the other tracks) and DIR/<track>.readings.csv (with the truth in extra columns, which \
+        `bikebeacon locate --truth` reads).
         """
     )
 
@@ -77,7 +78,7 @@ struct LocateBenchCommand: ParsableCommand {
     }
 
     /// Each method's median and p90, then ours' share within radius50 and radius90 and what chance allows each.
-    static func cells(_ scores: [LocateBench.Score]) -> [String] {
+    static func cells(_ scores: [FixScore]) -> [String] {
         let ours = scores[0]
         return scores.flatMap { [fmt($0.median, 2), fmt($0.p90, 2)] }
             + [fmt((ours.inside50 ?? .nan) * 100, 0) + "%", fmt((ours.chance50 ?? .nan) * 100, 0),
@@ -87,7 +88,7 @@ struct LocateBenchCommand: ParsableCommand {
     static func table(_ result: LocateBench.Result) -> String {
         let methods = LocateBench.Result.methods
         let header = ["track", "fixes"] + methods.flatMap { ["\($0) med", "p90"] } + ["in50", "±50", "in90", "±90", "r90 med"]
-        func row(_ name: String, _ scores: [LocateBench.Score]) -> [String] {
+        func row(_ name: String, _ scores: [FixScore]) -> [String] {
             [name, String(scores[0].fixes)] + cells(scores) + [fmt(scores[0].medianRadius90 ?? .nan, 2)]
         }
         return Table.render(header: header, rows: result.tracks.map { row($0.track, $0.scores) } + [row("all tracks", result.all)])
@@ -116,7 +117,7 @@ struct LocateBenchCommand: ParsableCommand {
         let columns = shown.compactMap(Self.column)
         let header = ["track"] + shown.flatMap { ["\($0.rawValue) med", "in50", "in90"] + (oneScale ? ["one scale in50", "in90"] : []) }
         func percent(_ share: Double?) -> String { fmt((share ?? .nan) * 100, 0) + "%" }
-        func row(_ name: String, _ scores: [LocateBench.Score], _ oneScaleScores: [LocateBench.Score]) -> [String] {
+        func row(_ name: String, _ scores: [FixScore], _ oneScaleScores: [FixScore]) -> [String] {
             [name] + columns.flatMap { c in
                 [fmt(scores[c].median, 2), percent(scores[c].inside50), percent(scores[c].inside90)]
                     + (oneScale ? [percent(oneScaleScores[c].inside50), percent(oneScaleScores[c].inside90)] : [])
@@ -196,6 +197,6 @@ struct LocateBenchCommand: ParsableCommand {
             }
             try readings.write(toFile: "\(folder)/\(track.name).readings.csv", atomically: true, encoding: .utf8)
         }
-        print("wrote \(dataset.tracks.count) tracks' receivers and readings into \(folder) (run: bikebeacon locate --receivers DIR/T.receivers.csv DIR/T.readings.csv)")
+        print("wrote \(dataset.tracks.count) tracks' receivers and readings into \(folder) (run: bikebeacon locate --receivers DIR/T.receivers.csv --truth DIR/T.readings.csv DIR/T.readings.csv)")
     }
 }

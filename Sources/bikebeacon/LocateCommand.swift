@@ -34,6 +34,13 @@ struct LocateCommand: ParsableCommand {
         skipped with a warning naming its line; any other bad line is refused, naming the file and \
         line, and nothing is printed. Readings a median of more than 10 s apart per receiver (time_s \
         in milliseconds, say) are located as given, with a warning.
+
+        With --truth, where the tag truly was (header `time_s,x_m,y_m`, on the readings' clock; or \
+        READINGS.csv itself when it has `truth_x_m,truth_y_m` columns), each fix is compared with the \
+        truth at its time, on a straight line between the samples either side, and a summary goes to \
+        standard error: the median and 90th-percentile error, and how often the truth lay within each \
+        radius, beside the band a radius that holds exactly would land in on that many fixes. Fixes \
+        before the first sample or after the last are not scored.
         """
     )
 
@@ -42,6 +49,10 @@ struct LocateCommand: ParsableCommand {
 
     @Argument(help: ArgumentHelp("The readings (header time_s,receiver,rssi_dbm).", valueName: "READINGS.csv"))
     var readings: String
+
+    @Option(help: ArgumentHelp("Where the tag truly was (header time_s,x_m,y_m, or truth_x_m,truth_y_m): how the fixes and radii held goes to standard error.",
+                               valueName: "TRUTH.csv"))
+    var truth: String?
 
     func run() throws {
         let receiverList: [Receiver]
@@ -55,6 +66,12 @@ struct LocateCommand: ParsableCommand {
             input = try LocateCSV.readings(try Self.read(readings), known: Set(receiverList.map(\.id)))
         } catch let error as LocateCSVError {
             throw LocateFailure(message: "\(readings) \(error.description); nothing was located")
+        }
+        let truthTrack: TruthTrack?
+        do {
+            truthTrack = try truth.map { path throws in try LocateCSV.truth(try Self.read(path)) }
+        } catch let error as LocateCSVError {
+            throw LocateFailure(message: "\(truth ?? "") \(error.description); nothing was located")
         }
         var locator: Locator
         do {
@@ -74,14 +91,39 @@ struct LocateCommand: ParsableCommand {
                            + "so most fixes rest on one receiver or none; if time_s is in milliseconds, divide it by 1000\n", to: STDERR_FILENO)
         }
         var output = LocateCSV.fixHeader + "\n"
+        var fixes: [Fix] = []
         for row in input.rows {
             do {
-                if let fix = try locator.add(row.reading) { output += LocateCSV.line(fix) + "\n" }
+                guard let fix = try locator.add(row.reading) else { continue }
+                output += LocateCSV.line(fix) + "\n"
+                fixes.append(fix)
             } catch {
                 throw LocateFailure(message: "\(readings) line \(row.line): \(error.description); nothing was located")
             }
         }
         Terminal.write(output)
+        if let truth, let truthTrack { Terminal.write(Self.summary(truthTrack, fixes: fixes, path: truth) + "\n", to: STDERR_FILENO) }
+    }
+
+    /// How the fixes fared against the truth, in words; a warning when none falls within its times.
+    static func summary(_ truth: TruthTrack, fixes: [Fix], path: String) -> String {
+        let (score, unscored) = truth.score(fixes)
+        let outside = unscored > 0 ? " (\(unscored) outside its times, not scored)" : ""
+        guard let inside50 = score.inside50, let inside90 = score.inside90 else {
+            let times = [truth.samples.first, truth.samples.last].compactMap { $0.map { DecimalText.fixed($0.time, 1) } }.joined(separator: " to ")
+            let located = [fixes.first, fixes.last].compactMap { $0.map { DecimalText.fixed($0.time, 1) } }.joined(separator: " to ")
+            return "Warning: \(path): no fix falls within its times (\(times) s; the fixes' are \(located.isEmpty ? "none" : located + " s")), "
+                + "so none was scored; are the truth and the readings on the same clock?"
+        }
+        func percent(_ share: Double) -> String { DecimalText.fixed(share * 100, 0) + " %" }
+        func band(_ target: Double, _ chance: Double?) -> String {
+            let width = chance ?? 0
+            return DecimalText.fixed(max(0, target - width) * 100, 0) + "–" + DecimalText.fixed(min(1, target + width) * 100, 0) + " %"
+        }
+        return "Scored \(score.fixes) fixes against \(path)\(outside): median error \(DecimalText.fixed(score.median, 2)) m, "
+            + "90 % within \(DecimalText.fixed(score.p90, 2)) m. The truth lay within radius50 at \(percent(inside50)) of fixes "
+            + "and within radius90 at \(percent(inside90)); radii that hold exactly would give \(band(0.5, score.chance50)) "
+            + "and \(band(0.9, score.chance90)) on fixes this many (and this alike from one to the next)."
     }
 
     /// Skipped readings named one by one up to this many; the rest counted.

@@ -100,4 +100,24 @@ struct LocateCSVTests {
         #expect(LocateCSV.fixHeader == "time_s,x_m,y_m,radius50_m,radius90_m,receivers")
         #expect(LocateCSV.line(fix) == "12.346,-1.00,17.50,2.44,5.00,4" || LocateCSV.line(fix) == "12.346,-1.01,17.50,2.44,5.00,4")
     }
+
+    /// A truth file of its own, or READINGS.csv's own truth columns; a row with no place is left out.
+    @Test func readsTheTruthEitherWay() throws {
+        let own = try LocateCSV.truth("time_s,x_m,y_m\r\n2,4,5\r\n1,0,1\r\n")
+        #expect(own.samples == [.init(time: 1, point: PlanePoint(x: 0, y: 1)), .init(time: 2, point: PlanePoint(x: 4, y: 5))])
+        let readings = try LocateCSV.truth("\u{FEFF}time_s,receiver,rssi_dbm,truth_x_m,truth_y_m\n1,a,-70,3,4\n2,b,-71,,\n3,a,-72,5,6\n")
+        #expect(readings.samples.map(\.time) == [1, 3])
+        #expect(readings.point(at: 2) == PlanePoint(x: 4, y: 5))
+    }
+
+    @Test func refusesABadTruthNamingTheLine() {
+        func failure(_ text: String) -> LocateCSVError? {
+            do { _ = try LocateCSV.truth(text); return nil } catch { return error }
+        }
+        #expect(failure("time_s,receiver,rssi_dbm\n1,a,-70")?.description == "line 1: the header has no column `x_m`; expected time_s,x_m,y_m")
+        #expect(failure("time_s,x_m,y_m\n1,2,3\n2,nan,3")?.line == 3)
+        #expect(failure("time_s,x_m,y_m\n1,2,")?.message == "x_m and y_m are given one without the other")
+        #expect(failure("time_s,x_m,y_m\n1,2e300,3")?.message.contains("x_m 2e+300 is beyond") == true)
+        #expect(failure("time_s,x_m,y_m\n1,,\n")?.message == "no places after the header")
+    }
 }

@@ -1,5 +1,6 @@
 import Benchmarks
 import Foundation
+import Locating
 import TestSupport
 import Testing
 
@@ -82,5 +83,53 @@ struct LocateCommandTests {
         let result = try await run("bikebeacon", ["locate", "--receivers", files.receivers.path, files.readings.path])
         #expect(result.status != 0)
         #expect(result.stderr.contains("\(files.receivers.path) line 2: y_m `seven` is not a finite number"), "\(result.stderr)")
+    }
+
+    /// READINGS.csv as its own truth: the fixes on standard output as without it, and beside them the
+    /// score of those very fixes against the truth at their times.
+    @Test func scoresItsFixesAgainstTheTruth() async throws {
+        let files = try Self.files()
+        defer { try? FileManager.default.removeItem(at: files.folder) }
+        let plain = try await run("bikebeacon", ["locate", "--receivers", files.receivers.path, files.readings.path])
+        let result = try await run("bikebeacon", ["locate", "--receivers", files.receivers.path, "--truth", files.readings.path, files.readings.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == plain.stdout, "the fixes are the same")
+        let truth = Dictionary(Straight04.rows.map { (String(format: "%.3f", $0.reading.time), $0.truth) }, uniquingKeysWith: { first, _ in first })
+        let fixes = result.lines.dropFirst().map { $0.split(separator: ",").compactMap { Double($0) } }
+        let errors = fixes.compactMap { fix in truth[String(format: "%.3f", fix[0])].map { hypot($0.x - fix[1], $0.y - fix[2]) } }
+        try #require(errors.count == fixes.count && errors.count >= 15)
+        let inside90 = zip(fixes, errors).filter { $1 <= $0[4] }.count
+        // Printed to the centimetre and the percent, from coordinates printed to the centimetre: within that.
+        let summary = try #require(result.stderr.split(separator: "\n").first.map(String.init))
+        #expect(summary.hasPrefix("Scored \(fixes.count) fixes against \(files.readings.path): median error "), "\(summary)")
+        let median = try #require(summary.split(separator: " ").firstIndex(of: "error").flatMap { Double(summary.split(separator: " ")[$0 + 1]) })
+        #expect(abs(median - FixScore(errors: errors).median) <= 0.02, "printed \(median), computed \(FixScore(errors: errors).median)")
+        let share = Int((Double(inside90) / Double(fixes.count) * 100).rounded())
+        #expect(summary.contains("within radius90 at \(share) %"), "\(summary); \(inside90) of \(fixes.count)")
+        #expect(summary.contains("radii that hold exactly would give "), "\(summary)")
+    }
+
+    /// A truth on another clock scores nothing, and says why; the fixes are still printed.
+    @Test func warnsWhenTheTruthIsOnAnotherClock() async throws {
+        let files = try Self.files()
+        defer { try? FileManager.default.removeItem(at: files.folder) }
+        let truth = files.folder.appendingPathComponent("truth.csv")
+        try Data("time_s,x_m,y_m\n0,1,1\n100,2,2\n".utf8).write(to: truth)
+        let result = try await run("bikebeacon", ["locate", "--receivers", files.receivers.path, "--truth", truth.path, files.readings.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.lines.count >= 16, "the track is still located")
+        #expect(result.stderr.contains("Warning: \(truth.path): no fix falls within its times (0.0 to 100.0 s; the fixes' are 15812"), "\(result.stderr)")
+        #expect(result.stderr.contains("are the truth and the readings on the same clock?"), "\(result.stderr)")
+    }
+
+    @Test func refusesABadTruthFileBeforeLocating() async throws {
+        let files = try Self.files()
+        defer { try? FileManager.default.removeItem(at: files.folder) }
+        let truth = files.folder.appendingPathComponent("truth.csv")
+        try Data("time_s,x_m,y_m\n0,1,1\n1,2,inf\n".utf8).write(to: truth)
+        let result = try await run("bikebeacon", ["locate", "--receivers", files.receivers.path, "--truth", truth.path, files.readings.path])
+        #expect(result.status != 0)
+        #expect(result.stdout.isEmpty, "nothing printed")
+        #expect(result.stderr.contains("\(truth.path) line 3: y_m `inf` is not a finite number; nothing was located"), "\(result.stderr)")
     }
 }

@@ -42,7 +42,7 @@ public enum BorrowedSite {
         /// installer standing 1 m off would measure it, fade and all.
         public var calibration: String
         /// "ours" first, then the anchors, as `LocateBench.Result.methods`.
-        public var scores: [LocateBench.Score]
+        public var scores: [FixScore]
     }
 
     /// Nil when `dataset` has too few pairs that cover 0.5 to 8.5 m for the largest layout.
@@ -58,7 +58,7 @@ public enum BorrowedSite {
                     errors = zip(errors, walk.errors(pairs, calibrated: calibration != "none", configuration: configuration, radii: &radii)).map { $0 + $1 }
                 }
                 return Row(layout: layout.name, calibration: calibration,
-                           scores: errors.enumerated().map { LocateBench.Score(errors: $1, radii: $0 == 0 ? radii : nil) })
+                           scores: errors.enumerated().map { FixScore(errors: $1, radii: $0 == 0 ? radii : nil) })
             }
         }
     }

@@ -10,47 +10,6 @@ import Proximity
 /// model, the locator's prior and smoothing, the radius scales) is chosen on the other tracks
 /// alone, then the locator and the anchors are scored on the track held out, all on the same fixes.
 public enum LocateBench {
-    /// Errors of one method on a set of fixes.
-    public struct Score: Sendable {
-        public var fixes: Int
-        public var median: Double
-        public var p90: Double
-        /// Share of fixes whose truth lies within radius50 / radius90; nil for methods with no radius.
-        public var inside50: Double?
-        public var inside90: Double?
-        public var medianRadius90: Double?
-        /// How far from 50 % and 90 % a radius that holds exactly could still land on these fixes
-        /// (95 %, binomial over the effective number of fixes: one fix's miss makes the next likely,
-        /// so n(1-ρ)/(1+ρ), ρ the lag-1 correlation of inside-or-not). A 20-fix track can miss
-        /// 40-60 % by chance alone.
-        public var chance50: Double?
-        public var chance90: Double?
-
-        init(errors: [Double], radii: [(r50: Double, r90: Double)]? = nil) {
-            let sorted = errors.sorted()
-            fixes = errors.count
-            median = sorted.isEmpty ? .nan : RSSISummary.quantile(sorted, 0.5)
-            p90 = sorted.isEmpty ? .nan : RSSISummary.quantile(sorted, 0.9)
-            if let radii, !errors.isEmpty {
-                inside50 = Double(zip(errors, radii).filter { $0 <= $1.r50 }.count) / Double(errors.count)
-                inside90 = Double(zip(errors, radii).filter { $0 <= $1.r90 }.count) / Double(errors.count)
-                medianRadius90 = RSSISummary.quantile(radii.map(\.r90).sorted(), 0.5)
-                chance50 = Self.chance(zip(errors, radii).map { $0 <= $1.r50 }, target: 0.5)
-                chance90 = Self.chance(zip(errors, radii).map { $0 <= $1.r90 }, target: 0.9)
-            }
-        }
-
-        static func chance(_ inside: [Bool], target: Double) -> Double {
-            let values = inside.map { $0 ? 1.0 : 0.0 }
-            let mean = values.reduce(0, +) / Double(values.count)
-            let variance = values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) }
-            let lagged = zip(values, values.dropFirst()).reduce(0) { $0 + ($1.0 - mean) * ($1.1 - mean) }
-            let rho = variance > 0 ? max(0, min(0.95, lagged / variance)) : 0
-            let effective = max(1, Double(values.count) * (1 - rho) / (1 + rho))
-            return 1.96 * (target * (1 - target) / effective).squareRoot()
-        }
-    }
-
     /// How the held-out track's receivers are given to the locator: as surveyed on this site, or as
     /// a site we never saw would give them (no calibration columns, another tag, other walls, another size).
     public enum Condition: String, CaseIterable, Sendable {
@@ -142,19 +101,19 @@ public enum LocateBench {
         public var track: String
         public var chosen: LocatorConfiguration
         /// "ours" first, then the anchors in `LocateAnchor.allCases` order.
-        public var scores: [Score]
+        public var scores: [FixScore]
         var errors: [[Double]]
         var radii: [(r50: Double, r90: Double)]
         var conditionRuns: [Run]
         /// Ours against the anchor with the lowest median error on this track, fix by fix: the share
         /// of fixes where ours is the closer, and how far from half that share can land by chance when
         /// neither method is the better (a paired sign test, over the effective number of fixes as
-        /// `Score.chance` counts them). A median a few centimetres either side of the anchor's on a
+        /// `FixScore.chance` counts them). A median a few centimetres either side of the anchor's on a
         /// short track says little; a share beyond chance says one method is the better there.
         public var againstBestAnchor: (anchor: String, closer: Double, chance: Double) {
             let best = scores.indices.dropFirst().min { scores[$0].median < scores[$1].median } ?? 1
             let closer = zip(errors[0], errors[best]).map { $0 < $1 }
-            return (Result.methods[best], Double(closer.filter { $0 }.count) / Double(max(1, closer.count)), Score.chance(closer, target: 0.5))
+            return (Result.methods[best], Double(closer.filter { $0 }.count) / Double(max(1, closer.count)), FixScore.chance(closer, target: 0.5))
         }
         /// The same fixes with one radius scale for any count of receivers, the most receivers' (the
         /// twelve's): what a single scale would hold. A fix's point does not depend on its radii, so
@@ -163,21 +122,21 @@ public enum LocateBench {
             conditionRuns.map { $0.rescaled(from: chosen, to: chosen.radiusScale(receivers: .max)) }
         }
         /// Ours under each `Condition` after the first (the first is `scores[0]`).
-        public var conditions: [Score] { conditionRuns.map { Score(errors: $0.errors, radii: $0.radii) } }
+        public var conditions: [FixScore] { conditionRuns.map { FixScore(errors: $0.errors, radii: $0.radii) } }
         /// The anchors under each `Condition` after the first, in `LocateAnchor.allCases` order; empty where not run.
-        public var conditionAnchors: [[Score]] { conditionRuns.map { $0.anchorErrors.map { Score(errors: $0) } } }
-        public var oneScaleConditions: [Score] { oneScaleRuns.map { Score(errors: $0.errors, radii: $0.radii) } }
+        public var conditionAnchors: [[FixScore]] { conditionRuns.map { $0.anchorErrors.map { FixScore(errors: $0) } } }
+        public var oneScaleConditions: [FixScore] { oneScaleRuns.map { FixScore(errors: $0.errors, radii: $0.radii) } }
     }
 
     public struct Result: Sendable {
         public var tracks: [TrackResult]
-        public var all: [Score]
+        public var all: [FixScore]
         /// Ours over all tracks under each `Condition` after the first, with the scales by count and with one scale.
-        public var allConditions: [Score]
-        public var allOneScaleConditions: [Score]
+        public var allConditions: [FixScore]
+        public var allOneScaleConditions: [FixScore]
         /// The anchors over all tracks under each `Condition` after the first, in `LocateAnchor.allCases`
         /// order; empty for a condition they were not run under.
-        public var allConditionAnchors: [[Score]]
+        public var allConditionAnchors: [[FixScore]]
         /// CPU seconds per estimate, same order as the scores.
         public var secondsPerEstimate: [Double]
         /// The same rule on all the tracks: what `LocatorConfiguration`'s defaults should be.
@@ -222,23 +181,23 @@ public enum LocateBench {
             estimates += groups.count
             results.append(TrackResult(
                 track: track.name, chosen: chosen,
-                scores: [Score(errors: ours.errors, radii: ours.radii)] + errors.dropFirst().map { Score(errors: $0) },
+                scores: [FixScore(errors: ours.errors, radii: ours.radii)] + errors.dropFirst().map { FixScore(errors: $0) },
                 errors: errors, radii: ours.radii, conditionRuns: conditions
             ))
         }
         let all = Result.methods.indices.map { m in
-            Score(errors: results.flatMap { $0.errors[m] }, radii: m == 0 ? results.flatMap(\.radii) : nil)
+            FixScore(errors: results.flatMap { $0.errors[m] }, radii: m == 0 ? results.flatMap(\.radii) : nil)
         }
-        func pooled(_ runs: KeyPath<TrackResult, [Run]>) -> [Score] {
+        func pooled(_ runs: KeyPath<TrackResult, [Run]>) -> [FixScore] {
             Condition.allCases.dropFirst().indices.map { c in
-                Score(errors: results.flatMap { $0[keyPath: runs][c - 1].errors }, radii: results.flatMap { $0[keyPath: runs][c - 1].radii })
+                FixScore(errors: results.flatMap { $0[keyPath: runs][c - 1].errors }, radii: results.flatMap { $0[keyPath: runs][c - 1].radii })
             }
         }
         let shipped = choose(on: data.tracks, receivers: calibratedReceivers(data.sensors, on: data.tracks), base: base)
         let anchors = Condition.allCases.dropFirst().indices.map { c in
-            LocateAnchor.allCases.indices.compactMap { a -> Score? in
+            LocateAnchor.allCases.indices.compactMap { a -> FixScore? in
                 let errors = results.flatMap { $0.conditionRuns[c - 1].anchorErrors.indices.contains(a) ? $0.conditionRuns[c - 1].anchorErrors[a] : [] }
-                return errors.isEmpty ? nil : Score(errors: errors)
+                return errors.isEmpty ? nil : FixScore(errors: errors)
             }
         }
         return Result(tracks: results, all: all, allConditions: pooled(\.conditionRuns), allOneScaleConditions: pooled(\.oneScaleRuns),
@@ -258,7 +217,7 @@ public enum LocateBench {
             configuration.priorScale = candidate.priorScale
             configuration.smoothing = candidate.smoothing
             let medians = [receivers, uncalibrated(receivers)].flatMap { receivers in
-                training.map { Score(errors: runOurs(receivers, configuration, $0).errors).median }
+                training.map { FixScore(errors: runOurs(receivers, configuration, $0).errors).median }
             }
             return (configuration, medians.reduce(0, +) / Double(medians.count))
         }

@@ -103,6 +103,30 @@ public enum LocateCSV {
         return result
     }
 
+    /// TRUTH.csv: `time_s,x_m,y_m`, or a READINGS.csv's own `truth_x_m,truth_y_m` beside its `time_s` (as
+    /// `bikebeacon-bench locate --write-csv` writes philotuxo's), so one file can be both. A row with both
+    /// places empty says nothing (a reading taken where the truth was not surveyed) and is left out.
+    public static func truth(_ text: String) throws(LocateCSVError) -> TruthTrack {
+        let body = text.first == "\u{FEFF}" ? text.dropFirst() : Substring(text)
+        let header = body.split(whereSeparator: \.isNewline).first { !$0.allSatisfy { $0 == "," || $0.isWhitespace } }
+        let names = Set((header ?? "").split(separator: ",").map { Rows.trimmed($0).lowercased() })
+        let (x, y) = names.contains("truth_x_m") && names.contains("truth_y_m") ? ("truth_x_m", "truth_y_m") : ("x_m", "y_m")
+        var samples: [TruthTrack.Sample] = []
+        let headerLine = try Rows.visit(text, required: ["time_s", x, y], optional: []) { row throws(LocateCSVError) in
+            let time = try row.number("time_s")
+            guard let east = try row.optionalNumber(x), let north = try row.optionalNumber(y) else {
+                guard row.text(x).isEmpty && row.text(y).isEmpty else { throw LocateCSVError(line: row.line, message: "\(x) and \(y) are given one without the other") }
+                return
+            }
+            for (name, value) in [(x, east), (y, north)] where abs(value) > Receiver.farthest {
+                throw LocateCSVError(line: row.line, message: "\(name) \(value) is beyond \(Int(Receiver.farthest)) m; give places in metres on the receivers' grid")
+            }
+            samples.append(TruthTrack.Sample(time: time, point: PlanePoint(x: east, y: north)))
+        }
+        guard !samples.isEmpty else { throw LocateCSVError(line: headerLine, message: "no places after the header") }
+        return TruthTrack(samples)
+    }
+
     public static let fixHeader = "time_s,x_m,y_m,radius50_m,radius90_m,receivers"
 
     /// One output line: metres to the centimetre.
