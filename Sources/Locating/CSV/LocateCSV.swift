@@ -108,9 +108,7 @@ public enum LocateCSV {
     /// `bikebeacon-bench locate --write-csv` writes philotuxo's), so one file can be both. A row with both
     /// places empty says nothing (a reading taken where the truth was not surveyed) and is left out.
     public static func truth(_ text: String) throws(LocateCSVError) -> TruthTrack {
-        let body = text.first == "\u{FEFF}" ? text.dropFirst() : Substring(text)
-        let header = body.split(whereSeparator: \.isNewline).first { !$0.allSatisfy { $0 == "," || $0.isWhitespace } }
-        let names = Set((header ?? "").split(separator: ",").map { Rows.trimmed($0).lowercased() })
+        let names = Rows.headerNames(text)
         let (x, y) = names.contains("truth_x_m") && names.contains("truth_y_m") ? ("truth_x_m", "truth_y_m") : ("x_m", "y_m")
         var samples: [TruthTrack.Sample] = []
         let headerLine = try Rows.visit(text, required: ["time_s", x, y], optional: []) { row throws(LocateCSVError) in
@@ -169,16 +167,13 @@ enum Rows {
                       _ body: (Row) throws(LocateCSVError) -> Void) throws(LocateCSVError) -> Int {
         var columns: [String: Int]?
         var headerLine = 1, count = 0
-        // A spreadsheet's export starts with a byte-order mark, which would otherwise be part of the first column's name.
-        let text = text.first == "\u{FEFF}" ? text.dropFirst() : Substring(text)
-        var rest = text, index = -1
+        var rest = content(text), index = -1
         while !rest.isEmpty {
             let end = rest.firstIndex(where: \.isNewline) ?? rest.endIndex
             let raw = rest[..<end]
             rest = end == rest.endIndex ? rest[end...] : rest[rest.index(after: end)...]
             index += 1
-            let fields = raw.split(separator: ",", omittingEmptySubsequences: false).map(Self.trimmed)
-            if fields.allSatisfy(\.isEmpty) { continue }
+            guard let fields = fields(raw) else { continue }
             guard let known = columns else {
                 let names = fields.map { $0.lowercased() }
                 if let missing = required.first(where: { !names.contains($0) }) {
@@ -199,6 +194,23 @@ enum Rows {
         }
         guard columns != nil else { throw LocateCSVError(line: 1, message: "the file is empty: expected a header line \(required.joined(separator: ","))") }
         return headerLine
+    }
+
+    /// The header's column names, lowercased, as `visit` reads them: for a file whose columns decide what is required.
+    static func headerNames(_ text: String) -> [String] {
+        content(text).split(whereSeparator: \.isNewline).lazy.compactMap(fields).first?.map { $0.lowercased() } ?? []
+    }
+
+    /// `text` without the byte-order mark a spreadsheet's export starts with, which would otherwise be part of the
+    /// first column's name.
+    static func content(_ text: String) -> Substring {
+        text.first == "\u{FEFF}" ? text.dropFirst() : Substring(text)
+    }
+
+    /// A line's fields, trimmed; nil when every one is empty (a blank line, or commas alone), which is skipped.
+    static func fields(_ line: Substring) -> [Substring]? {
+        let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(trimmed)
+        return fields.allSatisfy(\.isEmpty) ? nil : fields
     }
 
     /// Without surrounding blanks, and without the double quotes a spreadsheet puts around a field.
