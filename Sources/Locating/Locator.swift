@@ -98,6 +98,28 @@ public struct Locator: Sendable {
             return shifted
         }
         guard let fit = PositionFit.fit(observations, configuration: configuration, offsetSpread: offsetSpread, noiseScale: noiseScale) else { return nil }
+        // Fewer than three places cannot tell a weak tag from a far one: a shift learnt from them would take the
+        // distance for the tag's power and shrink every later fix's radius (one philotuxo receiver alone: radius50 held 7 %).
+        if fit.places >= 3 { learn(from: fit, observations: observations, receivers: placed) }
+        recent.removeAll { group.time - $0.time > configuration.speedSpan }
+        recent.append((group.time, fit.point))
+        let speed = configuration.speedSpan > 0 ? Motion(recent)?.speed ?? configuration.tagSpeed : 0
+        let lag = speed * configuration.window / 2
+        let spread = (fit.spread * fit.spread + lag * lag).squareRoot()
+        var point = fit.point
+        if let previous, group.time - previous.time <= configuration.window {
+            point.x = previous.point.x + configuration.smoothing * (point.x - previous.point.x)
+            point.y = previous.point.y + configuration.smoothing * (point.y - previous.point.y)
+        }
+        let scale = configuration.radiusScale(receivers: fit.places == 1 ? 1 : observations.count)
+        let fix = Fix(time: group.time, point: point, radius50: scale.radius50 * spread,
+                      radius90: scale.radius90 * spread, receivers: observations.count, unplaced: unplaced)
+        previous = fix
+        return fix
+    }
+
+    /// What one fix teaches the next: each receiver's shift, the site's exponent, the common shift and how far the levels miss.
+    private mutating func learn(from fit: PositionFit, observations: [Observation], receivers placed: [Int]) {
         var misses: [SiteExponent.Miss] = []
         for (index, observation) in zip(placed, observations) {
             let squaredRange = observation.squaredRange(to: fit.point, nearestRange: configuration.nearestRange)
@@ -113,21 +135,6 @@ public struct Locator: Sendable {
             noise.fixes += 1
             noise.ratio += (ratio - noise.ratio) / Double(min(noise.fixes, configuration.offsetMemory))
         }
-        recent.removeAll { group.time - $0.time > configuration.speedSpan }
-        recent.append((group.time, fit.point))
-        let speed = configuration.speedSpan > 0 ? Motion(recent)?.speed ?? configuration.tagSpeed : 0
-        let lag = speed * configuration.window / 2
-        let spread = (fit.spread * fit.spread + lag * lag).squareRoot()
-        var point = fit.point
-        if let previous, group.time - previous.time <= configuration.window {
-            point.x = previous.point.x + configuration.smoothing * (point.x - previous.point.x)
-            point.y = previous.point.y + configuration.smoothing * (point.y - previous.point.y)
-        }
-        let scale = configuration.radiusScale(receivers: observations.count)
-        let fix = Fix(time: group.time, point: point, radius50: scale.radius50 * spread,
-                      radius90: scale.radius90 * spread, receivers: observations.count, unplaced: unplaced)
-        previous = fix
-        return fix
     }
 
     /// What the assumed shadowing is multiplied by: the learnt ratio, weighed against the assumption

@@ -138,7 +138,10 @@ public struct LocatorConfiguration: Sendable, Equatable {
     /// each also run with sets of fewer of its receivers laid out as a site's are, around where its
     /// tags go (`bikebeacon-bench locate` prints them). Sets drawn at random, with the tag mostly
     /// outside them, gave multiples up to 1.6 times as large: radius90 then held 97–100 % on a site
-    /// whose receivers surround its tags (`BorrowedSite`) and 99–100 % in the city's fusion.
+    /// whose receivers surround its tags (`BorrowedSite`) and 99–100 % in the city's fusion. One place (the first
+    /// entry) keeps 1.30/8.90: the bench measures no more than the floor of larger counts there (0.77/1.55), but
+    /// philotuxo's lone receivers are all in one 10 × 8 m room, where no level is far from the default model's, and a
+    /// sentinel alone in a street may hear a bike 5 m away through a wall or 60 m away in the open.
     public static let philotuxoRadiusScales: [RadiusScale] = [
         RadiusScale(radius50: 1.30, radius90: 8.90), RadiusScale(radius50: 0.77, radius90: 1.55), RadiusScale(radius50: 0.77, radius90: 1.55),
         RadiusScale(radius50: 0.77, radius90: 1.55), RadiusScale(radius50: 0.77, radius90: 1.55), RadiusScale(radius50: 0.77, radius90: 1.55),

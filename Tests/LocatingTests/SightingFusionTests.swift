@@ -133,6 +133,19 @@ struct SightingFusionTests {
         #expect(estimate.radius90 > 25, "heard as 25 m away: radius90 \(estimate.radius90) m")
     }
 
+    /// Two sentinels in one cafe (one enrolled place) hear the bike as 25 m away: they can no more tell which way it is
+    /// than one can, so the estimate is the cafe with one sentinel's radius, not a circle half as wide around it.
+    @Test func sentinelsAtOnePlaceCountAsOne() throws {
+        let one = try #require(SightingFusion.fuse([sighting("cafe", east: 0, north: 0, metresAway: 25)], now: 120, window: 60))
+        let two = try #require(SightingFusion.fuse([sighting("cafe", east: 0, north: 0, metresAway: 25),
+                                                    sighting("cafe-back", east: 0.2, north: 0, metresAway: 25)], now: 120, window: 60))
+        let point = frame.point(latitude: two.latitude, longitude: two.longitude)
+        #expect(point.distance(to: PlanePoint(x: 0, y: 0)) < 0.5, "\(point)")
+        #expect(two.sources == ["cafe", "cafe-back"])
+        #expect(abs(two.radius50 - one.radius50) < 0.5 && abs(two.radius90 - one.radius90) < 1,
+                "one sentinel \(one.radius50)/\(one.radius90) m, two at its place \(two.radius50)/\(two.radius90) m")
+    }
+
     @Test func aClockOffByMinutesIsPlacedInItsOwnWindow() throws {
         let bike = PlanePoint(x: 8, y: 6)
         let good = sighting("cafe", east: 0, north: 0, metresAway: 10)
