@@ -98,9 +98,9 @@ public struct Locator: Sendable {
             return shifted
         }
         guard let fit = PositionFit.fit(observations, configuration: configuration, offsetSpread: offsetSpread, noiseScale: noiseScale) else { return nil }
-        // Fewer than three places cannot tell a weak tag from a far one: a shift learnt from them would take the
-        // distance for the tag's power and shrink every later fix's radius (one philotuxo receiver alone: radius50 held 7 %).
-        if fit.places >= 3 { learn(from: fit, observations: observations, receivers: placed) }
+        // Below a plane a weak tag and a far one look alike (`PlaceSpan`): a shift learnt there would take the distance for
+        // the tag's power and shrink every later fix's radius (one philotuxo receiver alone: radius50 held 7 %).
+        if fit.span == .plane { learn(from: fit, observations: observations, receivers: placed) }
         recent.removeAll { group.time - $0.time > configuration.speedSpan }
         recent.append((group.time, fit.point))
         let speed = configuration.speedSpan > 0 ? Motion(recent)?.speed ?? configuration.tagSpeed : 0
@@ -111,7 +111,7 @@ public struct Locator: Sendable {
             point.x = previous.point.x + configuration.smoothing * (point.x - previous.point.x)
             point.y = previous.point.y + configuration.smoothing * (point.y - previous.point.y)
         }
-        let scale = configuration.radiusScale(receivers: fit.places == 1 ? 1 : observations.count)
+        let scale = configuration.radiusScale(receivers: fit.span == .point ? 1 : observations.count)
         let fix = Fix(time: group.time, point: point, radius50: scale.radius50 * spread,
                       radius90: scale.radius90 * spread, receivers: observations.count, unplaced: unplaced)
         previous = fix

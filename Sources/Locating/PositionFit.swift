@@ -78,10 +78,8 @@ public struct PositionFit: Sendable, Equatable {
     /// squared residual (in standard deviations) over its value for normal noise, corrected for the
     /// three numbers fitted. Nil under five receivers, where the fit absorbs too much to tell.
     public var noiseRatio: Double?
-    /// How many places the receivers are at, counted up to 3 (receivers within `nearestRange` of one another share
-    /// one). Three places fit the point and the common shift; at one, the tag is somewhere on a ring around it, and
-    /// a weak level says as well that the tag is far as that it is weak.
-    public var places: Int
+    /// What the receivers' places span: from one place the point stays there; below a plane nothing is learnt from the fix.
+    public var span: PlaceSpan
 
     /// Nil for no observations. `offsetSpread`: standard deviation, dB, of the prior on a common
     /// shift of every level (mean 0); 0 fits none. `noiseScale`: how much larger the levels' misses
@@ -114,7 +112,7 @@ public struct PositionFit: Sendable, Equatable {
                 return sum + log(1 + r * r / c2)
             }
         }
-        let places = distinctPlaces(observations, within: configuration.nearestRange)
+        let span = PlaceSpan(observations.map(\.position), within: configuration.nearestRange)
         // Each candidate's loss once: a comparator calling `loss` twice per comparison made the start cost 2N² residuals.
         var point = ([centroid] + observations.map(\.position)).map { (place: $0, loss: loss(at: $0)) }.min { $0.loss < $1.loss }?.place ?? centroid
         var offset = 0.0
@@ -126,7 +124,7 @@ public struct PositionFit: Sendable, Equatable {
         var weights = [Double](repeating: 1, count: observations.count)
         // From one place the levels say how far, not which way: the point stays there. (Fitted, it ran off metres in
         // whichever direction the last bit of rounding gave a gradient.)
-        for _ in 0..<(places == 1 ? 0 : 20) {
+        for _ in 0..<(span == .point ? 0 : 20) {
             var a = Matrix3(diagonal: priorInformation, priorInformation, offsetInformation)
             var terms: [(value: Double, x: Double, y: Double)] = []
             for i in observations.indices {
@@ -158,21 +156,11 @@ public struct PositionFit: Sendable, Equatable {
             // 0.455: the median of a squared standard normal.
             noiseRatio = squares[squares.count / 2] / 0.455 * Double(observations.count) / Double(observations.count - 3)
         }
-        let disagreement = places == 1 ? RSSISummary.quantile(ranges, 0.5) : point.distance(to: centroid)
+        let disagreement = span == .point ? RSSISummary.quantile(ranges, 0.5) : point.distance(to: centroid)
         let accuracy = observations.map(\.positionAccuracy).reduce(0, +) / Double(observations.count)
         let spread = ((variance + disagreement * disagreement) * noiseScale * noiseScale + accuracy * accuracy).squareRoot()
         return PositionFit(point: point, centroid: centroid, standardDeviation: variance.squareRoot(), spread: spread, offset: offset,
-                           noiseRatio: noiseRatio, places: places)
-    }
-
-    /// The receivers' places, each within `within` of none before it, counted up to 3: beyond, the count changes nothing.
-    static func distinctPlaces(_ observations: [Observation], within: Double) -> Int {
-        var places: [PlanePoint] = []
-        for observation in observations where !places.contains(where: { $0.distance(to: observation.position) <= within }) {
-            places.append(observation.position)
-            if places.count == 3 { break }
-        }
-        return places.count
+                           noiseRatio: noiseRatio, span: span)
     }
 
     /// The receivers' places weighted by 1/d², d each one's modelled distance (`distances`, at least

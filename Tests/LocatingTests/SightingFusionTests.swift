@@ -146,6 +146,23 @@ struct SightingFusionTests {
                 "one sentinel \(one.radius50)/\(one.radius90) m, two at its place \(two.radius50)/\(two.radius90) m")
     }
 
+    /// Three sentinels 40 m apart down one street hear a bike parked 5 to 40 m across it: which side, no level can tell.
+    /// The point stays on the street, and radius90 reaches the bike.
+    @Test func aRowOfSentinelsReachesAcrossTheStreet() throws {
+        for across in [5.0, 15, 25, 40] {
+            for along in [0.0, 20, 40] {
+                let bike = PlanePoint(x: along, y: across)
+                let sightings = [("bakery", 0.0), ("kiosk", 40), ("garage", 80)].map { name, east in
+                    sighting(name, east: east, north: 0, metresAway: PlanePoint(x: east, y: 0).distance(to: bike))
+                }
+                let estimate = try #require(SightingFusion.fuse(sightings, now: 120, window: 60))
+                let point = frame.point(latitude: estimate.latitude, longitude: estimate.longitude)
+                #expect(abs(point.y) < 0.01, "\(point)")
+                #expect(point.distance(to: bike) <= estimate.radius90, "bike at \(bike): \(point), radius90 \(estimate.radius90) m")
+            }
+        }
+    }
+
     @Test func aClockOffByMinutesIsPlacedInItsOwnWindow() throws {
         let bike = PlanePoint(x: 8, y: 6)
         let good = sighting("cafe", east: 0, north: 0, metresAway: 10)
