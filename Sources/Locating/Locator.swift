@@ -111,7 +111,7 @@ public struct Locator: Sendable {
             point.x = previous.point.x + configuration.smoothing * (point.x - previous.point.x)
             point.y = previous.point.y + configuration.smoothing * (point.y - previous.point.y)
         }
-        let scale = configuration.radiusScale(receivers: fit.span == .point ? 1 : observations.count)
+        let scale = configuration.radiusScale(for: fit, receivers: observations.count)
         let fix = Fix(time: group.time, point: point, radius50: scale.radius50 * spread,
                       radius90: scale.radius90 * spread, receivers: observations.count, unplaced: unplaced)
         previous = fix

@@ -134,6 +134,11 @@ public struct LocatorConfiguration: Sendable, Equatable {
         return scales[min(max(receivers, 1), scales.count) - 1]
     }
 
+    /// The multiples for `fit`, drawn on `receivers` receivers: at one place, one receiver's, however many are there.
+    public func radiusScale(for fit: PositionFit, receivers: Int) -> RadiusScale {
+        radiusScale(receivers: fit.span == .point ? 1 : receivers)
+    }
+
     /// The 50 % and 90 % quantiles of error ÷ spread for 1 to 12 receivers on the philotuxo tracks,
     /// each also run with sets of fewer of its receivers laid out as a site's are, around where its
     /// tags go (`bikebeacon-bench locate` prints them). Sets drawn at random, with the tag mostly

@@ -66,8 +66,9 @@ public struct PositionFit: Sendable, Equatable {
     /// What the radius is a multiple of, metres: the standard deviation, the disagreement between
     /// the fit and the plain centroid (a receiver the fit discounts pulls the centroid away), and
     /// the receivers' own place accuracy, in quadrature. With the receivers at one place, their
-    /// median distance stands in for the disagreement: the tag is somewhere around it. Levels that miss by more than assumed
-    /// (`noiseScale`) widen the first two alike: noisier levels pull the fit and the centroid apart too.
+    /// median distance stands in for the disagreement: the tag is somewhere around it. Levels that
+    /// miss by more than assumed (`noiseScale`) widen the first two alike: noisier levels pull the
+    /// fit and the centroid apart too.
     public var spread: Double
 
     /// How far the levels sit above the model, dB, fitted with the point when `offsetSpread` > 0: one

@@ -118,7 +118,7 @@ public enum SightingFusion {
         let miss = observations.map { max(0, fit.point.distance(to: $0.position) - $0.distance - $0.positionAccuracy) }.max() ?? 0
         let lag = moving?.lag ?? 0
         let spread = (fit.spread * fit.spread + miss * miss + lag * lag).squareRoot()
-        let scale = configuration.radiusScale(receivers: fit.span == .point ? 1 : observations.count)
+        let scale = configuration.radiusScale(for: fit, receivers: observations.count)
         return FusedEstimate(latitude: place.latitude, longitude: place.longitude,
                              radius50: scale.radius50 * spread, radius90: scale.radius90 * spread,
                              sources: Array(Set(placed.map(\.sentinel))).sorted(), unplaced: unplaced.subtracting(placed.map(\.sentinel)).sorted(),
