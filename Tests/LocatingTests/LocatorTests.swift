@@ -246,6 +246,9 @@ struct LocatorTests {
         #expect(Array(all.prefix(early.count).map(\.fix)) == early)
     }
 
+    /// The two walks the tests that count how often radii held run on, each with its receivers uncalibrated.
+    static let walks = [(Straight04.receivers(), Straight04.rows), (RectangularWithRotation.receivers(), RectangularWithRotation.rows)]
+
     /// A site with three receivers laid out around where its tag goes, not twelve (two tracks, each
     /// with 12 layouts `LocateBench.layouts` grows from receivers drawn at random): the fit has as many
     /// numbers to find as levels to find them from, and misses by more than its spread says. The
@@ -254,21 +257,18 @@ struct LocatorTests {
     /// any count holds less often.
     @Test func fewerReceiversKeepTheirRadiiHonest() throws {
         func inside(_ configuration: LocatorConfiguration) throws -> (r50: Double, r90: Double) {
-            var inside = (r50: 0, r90: 0, fixes: 0)
-            for (receivers, rows) in [(Straight04.receivers(), Straight04.rows), (RectangularWithRotation.receivers(), RectangularWithRotation.rows)] {
+            var located: [(fix: Fix, truth: PlanePoint)] = []
+            for (receivers, rows) in Self.walks {
                 for three in LocateBench.layouts(receivers, size: 3, runs: 12, seed: 3) {
                     var locator = try Locator(receivers: three, configuration: configuration)
                     for row in rows where three.contains(where: { $0.id == row.reading.receiver }) {
-                        guard let fix = try locator.add(row.reading) else { continue }
-                        let error = fix.point.distance(to: row.truth)
-                        inside.r50 += error <= fix.radius50 ? 1 : 0
-                        inside.r90 += error <= fix.radius90 ? 1 : 0
-                        inside.fixes += 1
+                        if let fix = try locator.add(row.reading) { located.append((fix, row.truth)) }
                     }
                 }
             }
-            try #require(inside.fixes >= 600)
-            return (Double(inside.r50) / Double(inside.fixes), Double(inside.r90) / Double(inside.fixes))
+            let score = FixScore(located)
+            try #require(score.fixes >= 600)
+            return (try #require(score.inside50), try #require(score.inside90))
         }
         let scaled = try inside(LocatorConfiguration())
         let twelve = try #require(LocatorConfiguration.philotuxoRadiusScales.last)
@@ -297,28 +297,27 @@ struct LocatorTests {
     /// one place a weak level says as well that the tag is far as that it is weak: a shift learnt from such fixes took
     /// the distance for the tag's power, and every later radius shrank (radius50 held 7 % alone and 3 % as three).
     @Test func receiversAtOnePlaceKeepAnHonestRadius() throws {
-        var inside = (r50: 0, r90: 0, fixes: 0)
-        for (receivers, rows) in [(Straight04.receivers(), Straight04.rows), (RectangularWithRotation.receivers(), RectangularWithRotation.rows)] {
+        var located: [(fix: Fix, truth: PlanePoint)] = []
+        for (receivers, rows) in Self.walks {
             for receiver in receivers {
+                let place = try #require(receiver.position)
                 for copies in [1, 3] {
                     let ids = (0..<copies).map { "\(receiver.id)#\($0)" }
-                    var locator = try Locator(receivers: ids.map { Receiver(id: $0, position: receiver.position) })
+                    var locator = try Locator(receivers: ids.map { Receiver(id: $0, position: place) })
                     for row in rows where row.reading.receiver == receiver.id {
                         for id in ids {
                             guard let fix = try locator.add(Reading(time: row.reading.time, receiver: id, rssi: row.reading.rssi)) else { continue }
-                            #expect(fix.point.distance(to: receiver.position ?? fix.point) < 1e-9, "\(fix.point)")
-                            let error = fix.point.distance(to: row.truth)
-                            inside.r50 += error <= fix.radius50 ? 1 : 0
-                            inside.r90 += error <= fix.radius90 ? 1 : 0
-                            inside.fixes += 1
+                            #expect(fix.point.distance(to: place) < 1e-9, "\(fix.point)")
+                            located.append((fix, row.truth))
                         }
                     }
                 }
             }
         }
-        try #require(inside.fixes >= 1_000)
-        let r50 = Double(inside.r50) / Double(inside.fixes), r90 = Double(inside.r90) / Double(inside.fixes)
-        #expect(r50 >= 0.4 && r90 >= 0.9, "within radius50 in \(r50 * 100) %, radius90 in \(r90 * 100) % of \(inside.fixes) fixes")
+        let score = FixScore(located)
+        try #require(score.fixes >= 1_000)
+        let r50 = try #require(score.inside50), r90 = try #require(score.inside90)
+        #expect(r50 >= 0.4 && r90 >= 0.9, "within radius50 in \(r50 * 100) %, radius90 in \(r90 * 100) % of \(score.fixes) fixes")
     }
 
     /// Each of philotuxo's two columns of four receivers (`PlaceSpan.line`) alone, uncalibrated, on two real walks that
@@ -326,18 +325,17 @@ struct LocatorTests {
     /// (learning from them, radius90 held 84 % along x = 7 m, the median error 4.45 m against 3.92 m now).
     @Test func receiversAlongALineKeepTheirRadius() throws {
         for column in [["sensor10", "sensor11", "sensor20", "sensor22"], ["sensor30", "sensor31", "sensor40", "sensor42"]] {
-            var inside = (r90: 0, fixes: 0)
-            for (receivers, rows) in [(Straight04.receivers(), Straight04.rows), (RectangularWithRotation.receivers(), RectangularWithRotation.rows)] {
+            var located: [(fix: Fix, truth: PlanePoint)] = []
+            for (receivers, rows) in Self.walks {
                 var locator = try Locator(receivers: receivers.filter { column.contains($0.id) })
                 for row in rows where column.contains(row.reading.receiver) {
-                    guard let fix = try locator.add(row.reading) else { continue }
-                    inside.r90 += fix.point.distance(to: row.truth) <= fix.radius90 ? 1 : 0
-                    inside.fixes += 1
+                    if let fix = try locator.add(row.reading) { located.append((fix, row.truth)) }
                 }
             }
-            try #require(inside.fixes >= 60)
-            let r90 = Double(inside.r90) / Double(inside.fixes)
-            #expect(r90 >= 0.9, "along \(column): within radius90 in \(r90 * 100) % of \(inside.fixes) fixes")
+            let score = FixScore(located)
+            try #require(score.fixes >= 60)
+            let r90 = try #require(score.inside90)
+            #expect(r90 >= 0.9, "along \(column): within radius90 in \(r90 * 100) % of \(score.fixes) fixes")
         }
     }
 

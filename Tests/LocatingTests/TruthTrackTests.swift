@@ -28,7 +28,7 @@ struct TruthTrackTests {
         try #require(located.count >= 15)
         let (score, unscored) = Self.track.score(located.map(\.fix))
         #expect(unscored == 0)
-        let expected = FixScore(errors: located.map { $0.fix.point.distance(to: $0.truth) }, radii: located.map { ($0.fix.radius50, $0.fix.radius90) })
+        let expected = FixScore(located)
         #expect(score.fixes == located.count)
         #expect(abs(score.median - expected.median) < 1e-9 && abs(score.p90 - expected.p90) < 1e-9)
         #expect(score.inside50 == expected.inside50 && score.inside90 == expected.inside90)
