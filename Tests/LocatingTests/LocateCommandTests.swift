@@ -30,7 +30,8 @@ struct LocateCommandTests {
         let truth = Dictionary(Straight04.rows.map { (String(format: "%.3f", $0.reading.time), $0.truth) }, uniquingKeysWith: { first, _ in first })
         let errors = fixes.compactMap { fix in truth[String(format: "%.3f", fix[0])].map { hypot($0.x - fix[1], $0.y - fix[2]) } }
         try #require(errors.count == fixes.count, "every fix is stamped with a reading's time")
-        #expect(Straight04.median(errors) < 3, "median error \(Straight04.median(errors)) m")
+        let median = FixScore(errors: errors).median
+        #expect(median < 3, "median error \(median) m")
         #expect(result.stderr.isEmpty, "\(result.stderr)")
     }
 

@@ -1,6 +1,7 @@
 import Benchmarks
 import Foundation
 import Locating
+import Proximity
 import Testing
 
 /// The locator on real rows (philotuxo straight_04), and on the cases the server meets.
@@ -11,7 +12,7 @@ struct LocatorTests {
         let calibrated = LocateBench.calibratedReceivers(Straight04.data.sensors, on: Straight04.data.tracks)
         let fixes = try Straight04.fixes(calibrated)
         try #require(fixes.count >= 15, "about one fix a second over 24 s")
-        let (median, inside90) = Straight04.score(fixes)
+        let score = FixScore(fixes), median = score.median, inside90 = score.inside90 ?? 0
         // The strongest receiver's place (Bermuda) on the same fixes, for comparison.
         var grouping = try FixGrouping(receivers: Straight04.data.sensors.map(\.id), window: 3, longestWindow: 10, interval: 1)
         var nearest: [Double] = []
@@ -21,31 +22,33 @@ struct LocatorTests {
             nearest.append(PlanePoint(x: sensor.x, y: sensor.y).distance(to: row.truth))
         }
         #expect(median < 2.6, "median error \(median) m")
-        #expect(median < Straight04.median(nearest) * 0.8, "median \(median) m, nearest receiver \(Straight04.median(nearest)) m")
+        let nearestMedian = FixScore(errors: nearest).median
+        #expect(median < nearestMedian * 0.8, "median \(median) m, nearest receiver \(nearestMedian) m")
         #expect(inside90 >= 0.7, "the truth within radius90 in \(inside90 * 100) % of fixes")
         #expect(fixes.allSatisfy { $0.fix.radius50 > 0 && $0.fix.radius90 > $0.fix.radius50 && $0.fix.receivers >= 1 })
 
         let uncalibrated = try Straight04.fixes(Straight04.receivers())
-        let rough = Straight04.median(uncalibrated.map { $0.fix.point.distance(to: $0.truth) })
-        #expect(rough < Straight04.median(nearest), "uncalibrated median \(rough) m, nearest receiver \(Straight04.median(nearest)) m")
+        let rough = FixScore(uncalibrated).median
+        #expect(rough < nearestMedian, "uncalibrated median \(rough) m, nearest receiver \(nearestMedian) m")
     }
 
     /// A site we never saw gives no calibration, and its tag may be 12 dB weaker than iBeacon's usual
     /// -59 dBm at 1 m. Taken at face value, every receiver would seem far and the point would be
     /// pushed out of the room; the locator learns the common shift over the fixes instead.
     @Test func aWeakerTagIsLearntNotTakenForDistance() throws {
-        func run(_ configuration: LocatorConfiguration) throws -> (median: Double, inside90: Double) {
+        func run(_ configuration: LocatorConfiguration) throws -> FixScore {
             var locator = try Locator(receivers: Straight04.receivers(), configuration: configuration)
-            return Straight04.score(try Straight04.rows.compactMap { row in
+            return FixScore(try Straight04.rows.compactMap { row in
                 try locator.add(Reading(time: row.reading.time, receiver: row.reading.receiver, rssi: row.reading.rssi - 12)).map { ($0, row.truth) }
             })
         }
         let learnt = try run(LocatorConfiguration())
         let faceValue = try run(LocatorConfiguration(offsetSpreadUncalibrated: 0, offsetFloor: 0))
-        let unshifted = Straight04.median(try Straight04.fixes(Straight04.receivers()).map { $0.fix.point.distance(to: $0.truth) })
+        let unshifted = FixScore(try Straight04.fixes(Straight04.receivers())).median
         #expect(learnt.median < faceValue.median * 0.7, "learnt \(learnt.median) m, at face value \(faceValue.median) m")
         #expect(learnt.median < unshifted + 1, "learnt \(learnt.median) m, the same tag at -59 dBm \(unshifted) m")
-        #expect(learnt.inside90 >= 0.7, "the truth within radius90 in \(learnt.inside90 * 100) % of fixes")
+        let inside90 = try #require(learnt.inside90)
+        #expect(inside90 >= 0.7, "the truth within radius90 in \(inside90 * 100) % of fixes")
     }
 
     /// The same walk on a site twice the size (every place doubled, every level 5 dB lower, as
@@ -59,8 +62,8 @@ struct LocatorTests {
                                         rssi: max(-126, row.reading.rssi - 16.5 * log10(scale))))
                     .map { ($0, PlanePoint(x: row.truth.x * scale, y: row.truth.y * scale)) }
             }
-            let score = Straight04.score(fixes)
-            return (score.median, Straight04.median(fixes.map(\.0.radius90)), score.inside90)
+            let score = FixScore(fixes)
+            return (score.median, score.medianRadius90 ?? 0, score.inside90 ?? 0)
         }
         let room = try run(scale: 1), hall = try run(scale: 2)
         #expect(hall.radius90 > room.radius90 * 1.6, "radius90 \(hall.radius90) m in the hall, \(room.radius90) m in the room")
@@ -89,7 +92,7 @@ struct LocatorTests {
                 let slot = min(slots - 1, Int((row.reading.time - start) / 5)) * ids.count + (ids.firstIndex(of: row.reading.receiver) ?? 0)
                 return try locator.add(Reading(time: row.reading.time, receiver: row.reading.receiver, rssi: min(-1, max(-126, row.reading.rssi + fades[slot]))))
             }
-            return Straight04.median(fixes.map(\.radius90))
+            return RSSISummary.quantile(fixes.map(\.radius90).sorted(), 0.5)
         }
         let learning = try radii(LocatorConfiguration()), assuming = try radii(LocatorConfiguration(noisePrior: 1e9))
         #expect(learning > assuming * 1.1, "radius90 \(learning) m learning the misses, \(assuming) m assuming them")
@@ -99,12 +102,13 @@ struct LocatorTests {
     /// by its own few dB (its antenna, its height, its wall), which no median over time removes: on a
     /// walk round the room the locator learns each one's shift and takes it out.
     @Test func eachReceiversOwnShiftIsLearnt() throws {
-        func run(_ configuration: LocatorConfiguration) throws -> (median: Double, inside90: Double) {
-            Straight04.score(try RectangularWithRotation.fixes(RectangularWithRotation.receivers(), configuration: configuration))
+        func run(_ configuration: LocatorConfiguration) throws -> FixScore {
+            FixScore(try RectangularWithRotation.fixes(RectangularWithRotation.receivers(), configuration: configuration))
         }
         let learnt = try run(LocatorConfiguration()), ignored = try run(LocatorConfiguration(shiftFixesUncalibrated: .infinity))
         #expect(learnt.median < ignored.median * 0.8, "median \(learnt.median) m learning each receiver's shift, \(ignored.median) m not")
-        #expect(learnt.inside90 >= 0.8, "the truth within radius90 in \(learnt.inside90 * 100) % of fixes")
+        let inside90 = try #require(learnt.inside90)
+        #expect(inside90 >= 0.8, "the truth within radius90 in \(inside90 * 100) % of fixes")
     }
 
     /// A site whose walls make the level fall 1.5 times as fast with distance as the default exponent
@@ -112,16 +116,17 @@ struct LocatorTests {
     /// distance is too long and the point is pushed to the middle. Over a walk round the room the
     /// locator learns the site's exponent from how its misses grow with distance.
     @Test func aSteeperSiteIsLearntNotTakenForDistance() throws {
-        func run(_ configuration: LocatorConfiguration) throws -> (median: Double, inside90: Double) {
+        func run(_ configuration: LocatorConfiguration) throws -> FixScore {
             var locator = try Locator(receivers: RectangularWithRotation.receivers(), configuration: configuration)
-            return Straight04.score(try RectangularWithRotation.rows.compactMap { row in
+            return FixScore(try RectangularWithRotation.rows.compactMap { row in
                 let steeper = Reading(time: row.reading.time, receiver: row.reading.receiver, rssi: -59 + 1.5 * (row.reading.rssi + 59))
                 return try locator.add(steeper).map { ($0, row.truth) }
             })
         }
         let learnt = try run(LocatorConfiguration()), ignored = try run(LocatorConfiguration(exponentFixes: .infinity))
         #expect(learnt.median < ignored.median * 0.9, "median \(learnt.median) m learning the site's exponent, \(ignored.median) m not")
-        #expect(learnt.inside90 >= 0.8, "the truth within radius90 in \(learnt.inside90 * 100) % of fixes")
+        let inside90 = try #require(learnt.inside90)
+        #expect(inside90 >= 0.8, "the truth within radius90 in \(inside90 * 100) % of fixes")
     }
 
     /// Levels that do not fall with distance at all (a stuck gain, a flat hall), which is what learning
@@ -183,7 +188,7 @@ struct LocatorTests {
     /// speed the fixes show, and holds about as often as at a walk.
     @Test func aFastTagWidensTheRadiusByItsLag() throws {
         func inside90(_ configuration: LocatorConfiguration, speedup: Int) throws -> Double {
-            var inside = (r90: 0, fixes: 0)
+            var located: [(fix: Fix, truth: PlanePoint)] = []
             for phase in 0..<speedup {
                 var locator = try Locator(receivers: Straight04.receivers(), configuration: configuration)
                 var count: [String: Int] = [:]
@@ -193,12 +198,12 @@ struct LocatorTests {
                     var reading = row.reading
                     reading.time /= Double(speedup)
                     guard let fix = try locator.add(reading) else { continue }
-                    inside.r90 += fix.point.distance(to: row.truth) <= fix.radius90 ? 1 : 0
-                    inside.fixes += 1
+                    located.append((fix, row.truth))
                 }
             }
-            try #require(inside.fixes >= 15)
-            return Double(inside.r90) / Double(inside.fixes)
+            let score = FixScore(located)
+            try #require(score.fixes >= 15)
+            return try #require(score.inside90)
         }
         let walked = try inside90(LocatorConfiguration(), speedup: 1)
         let ridden = try inside90(LocatorConfiguration(), speedup: 3)
@@ -362,7 +367,8 @@ struct LocatorTests {
             growth.append(fooled.spread / honest.spread)
         }
         try #require(moves.count >= 10)
-        let move = Straight04.median(moves), jump = Straight04.median(centroidMoves), grown = Straight04.median(growth)
+        let move = RSSISummary.quantile(moves.sorted(), 0.5), jump = RSSISummary.quantile(centroidMoves.sorted(), 0.5)
+        let grown = RSSISummary.quantile(growth.sorted(), 0.5)
         #expect(move < 0.2, "the point moved \(move) of the way to the reflecting receiver (median)")
         #expect(jump > 0.4, "the RSSI-weighted centroid moved \(jump) of the way")
         #expect(grown > 1.3, "the spread grew \(grown) times (median)")

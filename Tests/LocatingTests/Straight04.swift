@@ -24,16 +24,4 @@ enum Straight04 {
         var locator = try Locator(receivers: receivers, configuration: configuration)
         return try rows.compactMap { row in try locator.add(row.reading).map { ($0, row.truth) } }
     }
-
-    /// The fixes' median error, and the share whose truth lies within radius90 (NaN for no fixes, so no
-    /// bound on them holds).
-    static func score(_ fixes: [(fix: Fix, truth: PlanePoint)]) -> (median: Double, inside90: Double) {
-        let errors = fixes.map { $0.fix.point.distance(to: $0.truth) }
-        return (median(errors), Double(zip(fixes, errors).filter { $1 <= $0.fix.radius90 }.count) / Double(fixes.count))
-    }
-
-    static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
-    }
 }
