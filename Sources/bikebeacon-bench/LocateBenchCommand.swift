@@ -15,9 +15,10 @@ struct LocateBenchCommand: ParsableCommand {
         the held-out track, on the same causal fixes. Errors are horizontal metres; in50/in90 are \
         the shares of fixes whose truth lies within radius50/radius90. The radius scales for fewer \
         receivers are measured on sets of them laid out as a site's are, around where its tags go. Last, the shipped defaults \
-        run on a site none of them saw: four layouts where a tag walks, each receiver's RSSI drawn \
-        from airtag-nrf52's readings at the distance measured nearest the tag's (another tag, \
-        radio and room). --write-csv DIR also writes \
+        run on sites none of them saw: four layouts where a tag walks, each receiver's RSSI drawn \
+        from another set's readings at the distance measured nearest the tag's (airtag-nrf52, \
+        pcng, lanfer and herald: other tags, radios and rooms; the layouts shrunk to a set's \
+        reach). --write-csv DIR also writes \
         each track as `bikebeacon locate` reads it: DIR/<track>.receivers.csv (models fitted on \
         the other tracks) and DIR/<track>.readings.csv (with the truth in extra columns, which \
         `bikebeacon locate --truth` reads).
@@ -60,21 +61,33 @@ struct LocateBenchCommand: ParsableCommand {
         if let writeCsv { try write(dataset, into: writeCsv) }
     }
 
-    /// The shipped defaults on `BorrowedSite`, or why it could not be made.
+    /// The real sets `BorrowedSite` makes a site of: each its loader, what it is, and how far its pairs were measured.
+    static let borrowedSets: [(name: String, what: String, reach: Double, load: @Sendable (String) throws -> RSSIDataset)] = [
+        ("airtag-nrf52", "an AirTag heard by an nRF52840", BorrowedSite.fullReach, { try ExtraRSSIDatasets.airtagNRF52(directory: $0) }),
+        ("pcng", "two phones carried by two people standing apart", 5, { try RSSIDatasets.pcng(directory: $0) }),
+        ("lanfer", "a Raspberry Pi 4 hearing a Pi and two phones in an office, a bus and a car park", 4, { try ExtraRSSIDatasets.lanfer(directory: $0) }),
+        ("herald", "phones hearing each other", 3, { try RSSIDatasets.herald(directory: $0) }),
+    ]
+
+    /// The shipped defaults on `BorrowedSite` made of each set, or why it could not be made.
     static func borrowedSite(data: String) -> String {
-        let intro = "a site none of the constants saw, made of airtag-nrf52's readings (an AirTag heard by an nRF52840, by measured distance) "
-            + "as a tag walking at 1 m/s with pauses would meet them, \(BorrowedSite.seeds) walks of \(Int(BorrowedSite.seconds)) s per layout; "
-            + "the shipped defaults (errors in metres; one-point: each receiver's rssi_1m its own median at 1 m):\n"
-        let rows: [BorrowedSite.Row]?
-        do {
-            rows = BorrowedSite.run(try ExtraRSSIDatasets.airtagNRF52(directory: data))
-        } catch {
-            return intro + "absent: \(error)"
-        }
-        guard let rows else { return intro + "absent: airtag-nrf52 has too few tags measured from 0.5 to 8.5 m" }
-        let methods = LocateBench.Result.methods
-        let header = ["layout", "calibration", "fixes"] + methods.flatMap { ["\($0) med", "p90"] } + ["in50", "±50", "in90", "±90"]
-        return intro + Table.render(header: header, rows: rows.map { [$0.layout, $0.calibration, String($0.scores[0].fixes)] + Self.cells($0.scores) })
+        borrowedSets.map { set in
+            let scale = set.reach / BorrowedSite.fullReach
+            let size = scale < 1 ? ", the layouts shrunk to \(fmt(scale, 2)) of their size (its pairs measured to \(fmt(set.reach, 1)) m)" : ""
+            let intro = "a site none of the constants saw, made of \(set.name)'s readings (\(set.what), by measured distance)\(size) "
+                + "as a tag walking at 1 m/s with pauses would meet them, \(BorrowedSite.seeds) walks of \(Int(BorrowedSite.seconds)) s per layout; "
+                + "the shipped defaults (errors in metres; one-point: each receiver's rssi_1m its own median at 1 m):\n"
+            let rows: [BorrowedSite.Row]?
+            do {
+                rows = BorrowedSite.run(try set.load(data), reach: set.reach)
+            } catch {
+                return intro + "absent: \(error)"
+            }
+            guard let rows else { return intro + "absent: \(set.name) has too few pairs measured from 0.5 to \(fmt(set.reach, 1)) m" }
+            let methods = LocateBench.Result.methods
+            let header = ["layout", "calibration", "fixes"] + methods.flatMap { ["\($0) med", "p90"] } + ["in50", "±50", "in90", "±90"]
+            return intro + Table.render(header: header, rows: rows.map { [$0.layout, $0.calibration, String($0.scores[0].fixes)] + Self.cells($0.scores) })
+        }.joined(separator: "\n")
     }
 
     /// Each method's median and p90, then ours' share within radius50 and radius90 and what chance allows each.

@@ -2,35 +2,50 @@ import Locating
 
 /// A site the locator's constants never saw, made of another set's real readings: receivers on new
 /// layouts, a tag walking there between random places with pauses, and each receiver's RSSI drawn
-/// in order from one airtag-nrf52 pair's (an AirTag and an nRF52840) readings at the measured
-/// distance nearest the tag's. Another tag, another radio, another room's multipath: that set's
-/// level is flat from 2 to 8 m and not monotone (a fade at 1 m, a peak at 8.5), where philotuxo
-/// falls steadily. A pair hears nothing beyond its farthest measured distance.
+/// in order from one pair's readings (a tag and a receiver measured at fixed distances) at the
+/// distance nearest the tag's. Another tag, another radio, another room's multipath: airtag-nrf52's
+/// level (an AirTag and an nRF52840) is flat from 2 to 8 m and not monotone (a fade at 1 m, a peak at
+/// 8.5), where philotuxo falls steadily. A pair hears nothing beyond its farthest measured distance.
+/// A set measured to less than `fullReach` (pcng's phones to 5 m, herald's to 3.4) gets the same layouts
+/// shrunk to its reach, height and all, so each receiver still hears the tag across most of the site.
 ///
 /// Not a real walk: each receiver's readings come from a standing measurement, with no body in the
 /// way and no correlation between receivers. What it tests is whether the radius still holds, and
 /// how ours fares against the anchors, where the levels say much less than on philotuxo.
 public enum BorrowedSite {
     public struct Layout: Sendable {
-        public var name: String
+        /// "shed": what kind of place.
+        public var kind: String
+        /// "4 in the corners": where its receivers are.
+        public var placement: String
         public var width: Double
         public var depth: Double
         public var receivers: [PlanePoint]
+
+        /// "shed 10x8 m, 4 in the corners"; a shrunk one's sides to the decimetre.
+        public var name: String {
+            func side(_ metres: Double) -> String { fmt(metres, metres == metres.rounded() ? 0 : 1) }
+            return "\(kind) \(side(width))x\(side(depth)) m, \(placement)"
+        }
     }
 
     public static let layouts: [Layout] = [
-        Layout(name: "shed 10x8 m, 4 in the corners", width: 10, depth: 8,
+        Layout(kind: "shed", placement: "4 in the corners", width: 10, depth: 8,
                receivers: [(0, 0), (10, 0), (0, 8), (10, 8)].map { PlanePoint(x: $0.0, y: $0.1) }),
-        Layout(name: "room 12x10 m, 6 on the walls", width: 12, depth: 10,
+        Layout(kind: "room", placement: "6 on the walls", width: 12, depth: 10,
                receivers: [(0, 0), (6, 0), (12, 0), (0, 10), (6, 10), (12, 10)].map { PlanePoint(x: $0.0, y: $0.1) }),
-        Layout(name: "hall 20x16 m, 9 on a grid", width: 20, depth: 16,
+        Layout(kind: "hall", placement: "9 on a grid", width: 20, depth: 16,
                receivers: [0.0, 10, 20].flatMap { x in [0.0, 8, 16].map { PlanePoint(x: x, y: $0) } }),
-        Layout(name: "corridor 30x4 m, 6 zigzag", width: 30, depth: 4,
+        Layout(kind: "corridor", placement: "6 zigzag", width: 30, depth: 4,
                receivers: [(0, 0), (6, 4), (12, 0), (18, 4), (24, 0), (30, 4)].map { PlanePoint(x: $0.0, y: $0.1) }),
     ]
 
-    /// Receivers hang this high above the tag, metres (philotuxo's 2.3 m sensors, a tag at 1 m).
+    /// Receivers hang this high above the tag, metres (philotuxo's 2.3 m sensors, a tag at 1 m), on the full-size layouts.
     static let height = 1.3
+    /// How far a set's pairs must be measured for the full-size layouts, metres.
+    public static let fullReach = 8.5
+    /// Fewer pairs, and one radio would stand in too many of a layout's places.
+    static let fewestPairs = 4
     public static let seconds = 600.0
     static let walkingSpeed = 1.0
     public static let seeds = 3
@@ -45,16 +60,27 @@ public enum BorrowedSite {
         public var scores: [FixScore]
     }
 
-    /// Nil when `dataset` has too few pairs that cover 0.5 to 8.5 m for the largest layout.
-    public static func run(_ dataset: RSSIDataset, configuration: LocatorConfiguration = .init()) -> [Row]? {
-        let pairs = dataset.receivers.compactMap(Pair.init).sorted { $0.name < $1.name }
-        guard pairs.count >= (layouts.map(\.receivers.count).max() ?? 0) else { return nil }
+    /// The layouts with every length times `scale`.
+    public static func layouts(scale: Double) -> [Layout] {
+        layouts.map { layout in
+            Layout(kind: layout.kind, placement: layout.placement, width: layout.width * scale, depth: layout.depth * scale,
+                   receivers: layout.receivers.map { PlanePoint(x: $0.x * scale, y: $0.y * scale) })
+        }
+    }
+
+    /// On the layouts shrunk to `reach` (the full size at `fullReach`), from the pairs measured from 0.5 m to `reach`; when there
+    /// are fewer such pairs than a layout has receivers, some pairs serve two (the same radio in two places). Nil under
+    /// `fewestPairs` pairs.
+    public static func run(_ dataset: RSSIDataset, reach: Double = fullReach, configuration: LocatorConfiguration = .init()) -> [Row]? {
+        let pairs = dataset.receivers.compactMap { Pair($0, reach: reach) }.sorted { $0.name < $1.name }
+        guard pairs.count >= fewestPairs else { return nil }
+        let scale = reach / fullReach
         return ["none", "one-point"].flatMap { calibration in
-            layouts.map { layout in
+            layouts(scale: scale).map { layout in
                 var errors = [[Double]](repeating: [], count: LocateBench.Result.methods.count)
                 var radii: [(r50: Double, r90: Double)] = []
                 for seed in 0..<seeds {
-                    let walk = walk(layout, seed: seed)
+                    let walk = walk(layout, seed: seed, height: height * scale)
                     errors = zip(errors, walk.errors(pairs, calibrated: calibration != "none", configuration: configuration, radii: &radii)).map { $0 + $1 }
                 }
                 return Row(layout: layout.name, calibration: calibration,
@@ -70,11 +96,11 @@ public enum BorrowedSite {
         /// Distances ascending, each with its readings in the order taken.
         var bins: [(distance: Double, rssi: [Double])]
 
-        init?(_ receiver: RSSIReceiver) {
+        init?(_ receiver: RSSIReceiver, reach: Double) {
             var byDistance: [Double: [Double]] = [:]
             for stream in receiver.streams { byDistance[stream.distance, default: []] += stream.rssi }
             bins = byDistance.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-            guard let nearest = bins.first?.distance, let farthest = bins.last?.distance, nearest <= 0.5, farthest >= 8.5,
+            guard let nearest = bins.first?.distance, let farthest = bins.last?.distance, nearest <= 0.5, farthest >= reach,
                   bins.reduce(0, { $0 + $1.rssi.count }) >= 300 else { return nil }
             name = receiver.name
             measuredPower = receiver.measuredPower
@@ -92,6 +118,8 @@ public enum BorrowedSite {
     struct Walk {
         var layout: Layout
         var seed: Int
+        /// How high the receivers hang above the tag, metres.
+        var height: Double
         /// Times ascending.
         var points: [(time: Double, place: PlanePoint)]
 
@@ -106,7 +134,8 @@ public enum BorrowedSite {
         /// Errors of ours then each anchor at ours' fixes; ours' radii appended to `radii`.
         func errors(_ pairs: [Pair], calibrated: Bool, configuration: LocatorConfiguration, radii: inout [(r50: Double, r90: Double)]) -> [[Double]] {
             var random = SplitMix64(seed: UInt64(seed) &* 7919 &+ UInt64(layout.receivers.count))
-            let assigned = Array(pairs.shuffled(using: &random).prefix(layout.receivers.count))
+            let shuffled = pairs.shuffled(using: &random)
+            let assigned = layout.receivers.indices.map { shuffled[$0 % shuffled.count] }
             let receivers = zip(layout.receivers, assigned).enumerated().map { index, entry in
                 Receiver(id: "r\(index)", position: entry.0, calibration: calibrated ? .onePoint(rssiAt1m: entry.1.measuredPower) : .none)
             }
@@ -149,7 +178,7 @@ public enum BorrowedSite {
         }
     }
 
-    static func walk(_ layout: Layout, seed: Int) -> Walk {
+    static func walk(_ layout: Layout, seed: Int, height: Double) -> Walk {
         var random = SplitMix64(seed: UInt64(seed) &+ 1)
         func anywhere() -> PlanePoint {
             PlanePoint(x: Double.random(in: 0...layout.width, using: &random), y: Double.random(in: 0...layout.depth, using: &random))
@@ -166,6 +195,6 @@ public enum BorrowedSite {
                 points.append((time, here))
             }
         }
-        return Walk(layout: layout, seed: seed, points: points)
+        return Walk(layout: layout, seed: seed, height: height, points: points)
     }
 }
