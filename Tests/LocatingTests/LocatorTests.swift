@@ -12,7 +12,7 @@ struct LocatorTests {
         let calibrated = LocateBench.calibratedReceivers(Straight04.data.sensors, on: Straight04.data.tracks)
         let fixes = try Straight04.fixes(calibrated)
         try #require(fixes.count >= 15, "about one fix a second over 24 s")
-        let score = FixScore(fixes), median = score.median, inside90 = score.inside90 ?? 0
+        let score = FixScore(fixes), median = score.median, inside90 = try #require(score.inside90)
         // The strongest receiver's place (Bermuda) on the same fixes, for comparison.
         var grouping = try FixGrouping(receivers: Straight04.data.sensors.map(\.id), window: 3, longestWindow: 10, interval: 1)
         var nearest: [Double] = []
@@ -63,7 +63,7 @@ struct LocatorTests {
                     .map { ($0, PlanePoint(x: row.truth.x * scale, y: row.truth.y * scale)) }
             }
             let score = FixScore(fixes)
-            return (score.median, score.medianRadius90 ?? 0, score.inside90 ?? 0)
+            return (score.median, try #require(score.medianRadius90), try #require(score.inside90))
         }
         let room = try run(scale: 1), hall = try run(scale: 2)
         #expect(hall.radius90 > room.radius90 * 1.6, "radius90 \(hall.radius90) m in the hall, \(room.radius90) m in the room")

@@ -6,7 +6,7 @@ import Locating
 /// distance nearest the tag's. Another tag, another radio, another room's multipath: airtag-nrf52's
 /// level (an AirTag and an nRF52840) is flat from 2 to 8 m and not monotone (a fade at 1 m, a peak at
 /// 8.5), where philotuxo falls steadily. A pair hears nothing beyond its farthest measured distance.
-/// A set measured to less than `fullReach` (pcng's phones to 5 m, herald's to 3.4) gets the same layouts
+/// A set measured to less than `fullReach` (pcng's phones to 5 m, herald's to 3) gets the same layouts
 /// shrunk to its reach, height and all, so each receiver still hears the tag across most of the site.
 ///
 /// Not a real walk: each receiver's readings come from a standing measurement, with no body in the
