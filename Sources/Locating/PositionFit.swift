@@ -42,7 +42,13 @@ public struct Observation: Sendable, Equatable {
     func expectedLevel(squaredRange: Double) -> Double { rssiAt1m - 5 * exponent * log10(squaredRange) }
 
     /// Metres at which the log-distance model expects `level`.
-    public var distance: Double { PathLossModel(measuredPower: rssiAt1m, exponent: exponent, nearFieldExponent: exponent).distance(rssi: level) }
+    public var distance: Double { distance(shiftedBy: 0, exponentAtMost: .infinity) }
+
+    /// Metres at which the model expects `level` less `offset` dB, with no exponent steeper than `cap`.
+    func distance(shiftedBy offset: Double, exponentAtMost cap: Double) -> Double {
+        let slope = min(exponent, cap)
+        return PathLossModel(measuredPower: rssiAt1m, exponent: slope, nearFieldExponent: slope).distance(rssi: level - offset)
+    }
 }
 
 /// One position from one fix's observations: a robust fit in the RSSI domain with a prior toward
@@ -61,14 +67,16 @@ public struct PositionFit: Sendable, Equatable {
     public var point: PlanePoint
     /// The plain RSSI-weighted centroid (all receivers, 1/d²).
     public var centroid: PlanePoint
-    /// Standard deviation of the point from the fit's information (trace of its covariance), metres.
+    /// Standard deviation of the point from the fit's information (trace of its covariance), metres, with no
+    /// exponent steeper than `LocatorConfiguration.spreadExponentCap`.
     public var standardDeviation: Double
     /// What the radius is a multiple of, metres: the standard deviation, the disagreement between
-    /// the fit and the plain centroid (a receiver the fit discounts pulls the centroid away), and
-    /// the receivers' own place accuracy, in quadrature. With the receivers at one place, their
-    /// median distance stands in for the disagreement: the tag is somewhere around it. Levels that
-    /// miss by more than assumed (`noiseScale`) widen the first two alike: noisier levels pull the
-    /// fit and the centroid apart too.
+    /// the fit and the plain centroid (a receiver the fit discounts pulls the centroid away), the
+    /// model's own miss (`LocatorConfiguration.modelError`) and the receivers' own place accuracy, in
+    /// quadrature. With the receivers at one place, their median distance stands in for the
+    /// disagreement and the model's miss: the tag is somewhere around it. Levels that miss by more
+    /// than assumed (`noiseScale`) widen the first two alike: noisier levels pull the fit and the
+    /// centroid apart too. The model's miss is the model's, not the levels', and is not scaled.
     public var spread: Double
 
     /// How far the levels sit above the model, dB, fitted with the point when `offsetSpread` > 0: one
@@ -121,12 +129,14 @@ public struct PositionFit: Sendable, Equatable {
         let priorSpread = max(configuration.nearestRange, configuration.priorScale * ranges[ranges.count / 2])
         let priorInformation = 1 / (priorSpread * priorSpread)
         let offsetInformation = offsetSpread > 0 ? 1 / (offsetSpread * offsetSpread) : 0
+        // The fit's information with no exponent steeper than the cap: what the spread is drawn from.
         var information = Matrix3(diagonal: priorInformation, priorInformation, offsetInformation)
         var weights = [Double](repeating: 1, count: observations.count)
         // From one place the levels say how far, not which way: the point stays there. (Fitted, it ran off metres in
         // whichever direction the last bit of rounding gave a gradient.)
         for _ in 0..<(span == .point ? 0 : 20) {
             var a = Matrix3(diagonal: priorInformation, priorInformation, offsetInformation)
+            var capped = a
             var terms: [(value: Double, x: Double, y: Double)] = []
             for i in observations.indices {
                 let r = residual(i, at: point, offset: offset)
@@ -138,9 +148,12 @@ public struct PositionFit: Sendable, Equatable {
             for (i, (weight, term)) in zip(weights, terms).enumerated() {
                 let gradient = SIMD3(term.x, term.y, offsetSpread > 0 ? 1 / sigmas[i] : 0)
                 a.add(gradient, weight: weight)
+                let exponent = observations[i].exponent
+                let flatter = exponent > configuration.spreadExponentCap ? configuration.spreadExponentCap / exponent : 1
+                capped.add(SIMD3(gradient.x * flatter, gradient.y * flatter, gradient.z), weight: weight)
                 b += weight * term.value * gradient
             }
-            information = a
+            information = capped
             guard let step = a.solve(b) else { break }
             point.x += step[0]
             point.y += step[1]
@@ -159,7 +172,10 @@ public struct PositionFit: Sendable, Equatable {
         }
         let disagreement = span == .point ? RSSISummary.quantile(ranges, 0.5) : point.distance(to: centroid)
         let accuracy = observations.map(\.positionAccuracy).reduce(0, +) / Double(observations.count)
-        let spread = ((variance + disagreement * disagreement) * noiseScale * noiseScale + accuracy * accuracy).squareRoot()
+        // The levels less the learnt shift, read at no slope steeper than the cap: a steep one makes every distance short.
+        let cappedRanges = observations.map { $0.distance(shiftedBy: offset, exponentAtMost: configuration.spreadExponentCap) }.sorted()
+        let modelMiss = span == .point ? 0 : configuration.modelError * cappedRanges[cappedRanges.count / 2]
+        let spread = ((variance + disagreement * disagreement) * noiseScale * noiseScale + modelMiss * modelMiss + accuracy * accuracy).squareRoot()
         return PositionFit(point: point, centroid: centroid, standardDeviation: variance.squareRoot(), spread: spread, offset: offset,
                            noiseRatio: noiseRatio, span: span)
     }

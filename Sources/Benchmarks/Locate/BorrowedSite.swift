@@ -70,13 +70,14 @@ public enum BorrowedSite {
 
     /// On the layouts shrunk to `reach` (the full size at `fullReach`), from the pairs measured from 0.5 m to `reach`; when there
     /// are fewer such pairs than a layout has receivers, some pairs serve two (the same radio in two places). Nil under
-    /// `fewestPairs` pairs.
-    public static func run(_ dataset: RSSIDataset, reach: Double = fullReach, configuration: LocatorConfiguration = .init()) -> [Row]? {
+    /// `fewestPairs` pairs. `kinds`: only the layouts of these kinds ("room"); nil, all.
+    public static func run(_ dataset: RSSIDataset, reach: Double = fullReach, configuration: LocatorConfiguration = .init(),
+                           kinds: Set<String>? = nil, calibrations: [String] = ["none", "one-point"]) -> [Row]? {
         let pairs = dataset.receivers.compactMap { Pair($0, reach: reach) }.sorted { $0.name < $1.name }
         guard pairs.count >= fewestPairs else { return nil }
         let scale = reach / fullReach
-        return ["none", "one-point"].flatMap { calibration in
-            layouts(scale: scale).map { layout in
+        return calibrations.flatMap { calibration in
+            layouts(scale: scale).filter { kinds?.contains($0.kind) ?? true }.map { layout in
                 var errors = [[Double]](repeating: [], count: LocateBench.Result.methods.count)
                 var radii: [(r50: Double, r90: Double)] = []
                 for seed in 0..<seeds {
