@@ -14,14 +14,7 @@ public enum ExtraRSSIDatasets {
         public var load: @Sendable (String) throws -> RSSIDataset
     }
 
-    public static let sources: [Source] = [
-        Source(name: "airtag-nrf52", summary: "Apple AirTags heard by an nRF52840, 0-10 m, samuelfrnk/RSSIProximityML",
-               load: { try airtagNRF52(directory: $0) }),
-        Source(name: "lanfer", summary: "phones and a Raspberry Pi heard by a Raspberry Pi 4, 0.5-6 m, elanfer/multi-channel-paper-data",
-               load: { try lanfer(directory: $0) }),
-        Source(name: "spachos", summary: "Gimbal Series 10 iBeacons heard by a Raspberry Pi, 0.5-5.6 m, two offices, pspachos/RSSI-Dataset",
-               load: { try spachos(directory: $0) }),
-    ]
+    public static let sources: [Source] = [.airtagNRF52, .lanfer, .spachos]
 
     /// The environment variable naming a folder that holds extra sets by name.
     public static let environmentVariable = "BIKEBEACON_EXTRA_RSSI"
@@ -124,4 +117,18 @@ public enum ExtraRSSIDatasets {
         return RSSIDatasets.assemble(name: "spachos", receivers: rowsByReceiver.keys.sorted().map { ($0, rowsByReceiver[$0] ?? []) },
                                      skipped: skipped)
     }
+}
+
+extension ExtraRSSIDatasets.Source {
+    public static let airtagNRF52 = Self(name: "airtag-nrf52", summary: "Apple AirTags heard by an nRF52840, 0-10 m, samuelfrnk/RSSIProximityML",
+                                         load: { try ExtraRSSIDatasets.airtagNRF52(directory: $0) })
+    public static let lanfer = Self(name: "lanfer", summary: "phones and a Raspberry Pi heard by a Raspberry Pi 4, 0.5-6 m, elanfer/multi-channel-paper-data",
+                                    load: { try ExtraRSSIDatasets.lanfer(directory: $0) })
+    public static let spachos = Self(name: "spachos", summary: "Gimbal Series 10 iBeacons heard by a Raspberry Pi, 0.5-5.6 m, two offices, pspachos/RSSI-Dataset",
+                                     load: { try ExtraRSSIDatasets.spachos(directory: $0) })
+    /// The two core sets, as sources too, for a bench that draws on them beside the extra ones.
+    public static let pcng = Self(name: "pcng", summary: "two phones carried by two people standing apart, 0.2-5 m, pc-ng/rss_smartphone",
+                                  load: { try RSSIDatasets.pcng(directory: $0) })
+    public static let herald = Self(name: "herald", summary: "phones hearing each other on a cable-car rig, theheraldproject/herald-analysis",
+                                    load: { try RSSIDatasets.herald(directory: $0) })
 }

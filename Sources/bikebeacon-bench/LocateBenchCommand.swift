@@ -61,29 +61,26 @@ struct LocateBenchCommand: ParsableCommand {
         if let writeCsv { try write(dataset, into: writeCsv) }
     }
 
-    /// The real sets `BorrowedSite` makes a site of: each its loader, what it is, and how far its pairs were measured.
-    static let borrowedSets: [(name: String, what: String, reach: Double, load: @Sendable (String) throws -> RSSIDataset)] = [
-        ("airtag-nrf52", "an AirTag heard by an nRF52840", BorrowedSite.fullReach, { try ExtraRSSIDatasets.airtagNRF52(directory: $0) }),
-        ("pcng", "two phones carried by two people standing apart", 5, { try RSSIDatasets.pcng(directory: $0) }),
-        ("lanfer", "a Raspberry Pi 4 hearing a Pi and two phones in an office, a bus and a car park", 4, { try ExtraRSSIDatasets.lanfer(directory: $0) }),
-        ("herald", "phones hearing each other", 3, { try RSSIDatasets.herald(directory: $0) }),
+    /// The real sets `BorrowedSite` makes a site of, each with how far its pairs were measured.
+    static let borrowedSets: [(source: ExtraRSSIDatasets.Source, reach: Double)] = [
+        (.airtagNRF52, BorrowedSite.fullReach), (.pcng, 5), (.lanfer, 4), (.herald, 3),
     ]
 
     /// The shipped defaults on `BorrowedSite` made of each set, or why it could not be made.
     static func borrowedSite(data: String) -> String {
-        borrowedSets.map { set in
-            let scale = set.reach / BorrowedSite.fullReach
-            let size = scale < 1 ? ", the layouts shrunk to \(fmt(scale, 2)) of their size (its pairs measured to \(fmt(set.reach, 1)) m)" : ""
-            let intro = "a site none of the constants saw, made of \(set.name)'s readings (\(set.what), by measured distance)\(size) "
+        borrowedSets.map { source, reach in
+            let scale = reach / BorrowedSite.fullReach
+            let size = scale < 1 ? ", the layouts shrunk to \(fmt(scale, 2)) of their size (its pairs measured to \(fmt(reach, 1)) m)" : ""
+            let intro = "a site none of the constants saw, made of \(source.name)'s readings (\(source.summary), by measured distance)\(size) "
                 + "as a tag walking at 1 m/s with pauses would meet them, \(BorrowedSite.seeds) walks of \(Int(BorrowedSite.seconds)) s per layout; "
                 + "the shipped defaults (errors in metres; one-point: each receiver's rssi_1m its own median at 1 m):\n"
             let rows: [BorrowedSite.Row]?
             do {
-                rows = BorrowedSite.run(try set.load(data), reach: set.reach)
+                rows = BorrowedSite.run(try source.load(data), reach: reach)
             } catch {
                 return intro + "absent: \(error)"
             }
-            guard let rows else { return intro + "absent: \(set.name) has too few pairs measured from 0.5 to \(fmt(set.reach, 1)) m" }
+            guard let rows else { return intro + "absent: \(source.name) has too few pairs measured from 0.5 to \(fmt(reach, 1)) m" }
             let methods = LocateBench.Result.methods
             let header = ["layout", "calibration", "fixes"] + methods.flatMap { ["\($0) med", "p90"] } + ["in50", "±50", "in90", "±90"]
             return intro + Table.render(header: header, rows: rows.map { [$0.layout, $0.calibration, String($0.scores[0].fixes)] + Self.cells($0.scores) })

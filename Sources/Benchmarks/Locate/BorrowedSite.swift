@@ -41,7 +41,7 @@ public enum BorrowedSite {
     ]
 
     /// Receivers hang this high above the tag, metres (philotuxo's 2.3 m sensors, a tag at 1 m), on the full-size layouts.
-    static let height = 1.3
+    static let fullHeight = 1.3
     /// How far a set's pairs must be measured for the full-size layouts, metres.
     public static let fullReach = 8.5
     /// Fewer pairs, and one radio would stand in too many of a layout's places.
@@ -81,7 +81,7 @@ public enum BorrowedSite {
                 var errors = [[Double]](repeating: [], count: LocateBench.Result.methods.count)
                 var radii: [(r50: Double, r90: Double)] = []
                 for seed in 0..<seeds {
-                    let walk = walk(layout, seed: seed, height: height * scale)
+                    let walk = walk(layout, seed: seed, height: fullHeight * scale)
                     errors = zip(errors, walk.errors(pairs, calibrated: calibration != "none", configuration: configuration, radii: &radii)).map { $0 + $1 }
                 }
                 return Row(layout: layout.name, calibration: calibration,
