@@ -61,14 +61,9 @@ struct LocateBenchCommand: ParsableCommand {
         if let writeCsv { try write(dataset, into: writeCsv) }
     }
 
-    /// The real sets `BorrowedSite` makes a site of, each with how far its pairs were measured.
-    static let borrowedSets: [(source: ExtraRSSIDatasets.Source, reach: Double)] = [
-        (.airtagNRF52, BorrowedSite.fullReach), (.pcng, 5), (.lanfer, 4), (.herald, 3),
-    ]
-
     /// The shipped defaults on `BorrowedSite` made of each set, or why it could not be made.
     static func borrowedSite(data: String) -> String {
-        borrowedSets.map { source, reach in
+        BorrowedSite.sets.map { source, reach in
             let scale = reach / BorrowedSite.fullReach
             let size = scale < 1 ? ", the layouts shrunk to \(fmt(scale, 2)) of their size (its pairs measured to \(fmt(reach, 1)) m)" : ""
             let intro = "a site none of the constants saw, made of \(source.name)'s readings (\(source.summary), by measured distance)\(size) "

@@ -44,6 +44,10 @@ public enum BorrowedSite {
     static let fullHeight = 1.3
     /// How far a set's pairs must be measured for the full-size layouts, metres.
     public static let fullReach = 8.5
+    /// The real sets a site is made of, each with how far its pairs were measured, metres.
+    public static let sets: [(source: ExtraRSSIDatasets.Source, reach: Double)] = [
+        (.airtagNRF52, fullReach), (.pcng, 5), (.lanfer, 4), (.herald, 3),
+    ]
     /// Fewer pairs, and one radio would stand in too many of a layout's places.
     static let fewestPairs = 4
     public static let seconds = 600.0
