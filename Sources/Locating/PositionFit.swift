@@ -129,15 +129,18 @@ public struct PositionFit: Sendable, Equatable {
         let priorSpread = max(configuration.nearestRange, configuration.priorScale * ranges[ranges.count / 2])
         let priorInformation = 1 / (priorSpread * priorSpread)
         let offsetInformation = offsetSpread > 0 ? 1 / (offsetSpread * offsetSpread) : 0
-        // The fit's information with no exponent steeper than the cap: what the spread is drawn from.
-        var information = Matrix3(diagonal: priorInformation, priorInformation, offsetInformation)
         var weights = [Double](repeating: 1, count: observations.count)
+        /// A residual's gradient over (x, y, offset), the slope's part times `flatter`.
+        func gradient(_ i: Int, _ term: (value: Double, x: Double, y: Double), flatter: Double = 1) -> SIMD3<Double> {
+            SIMD3(term.x * flatter, term.y * flatter, offsetSpread > 0 ? 1 / sigmas[i] : 0)
+        }
+        // The last step's residuals, which the spread is drawn from.
+        var terms: [(value: Double, x: Double, y: Double)] = []
         // From one place the levels say how far, not which way: the point stays there. (Fitted, it ran off metres in
         // whichever direction the last bit of rounding gave a gradient.)
         for _ in 0..<(span == .point ? 0 : 20) {
             var a = Matrix3(diagonal: priorInformation, priorInformation, offsetInformation)
-            var capped = a
-            var terms: [(value: Double, x: Double, y: Double)] = []
+            terms.removeAll(keepingCapacity: true)
             for i in observations.indices {
                 let r = residual(i, at: point, offset: offset)
                 weights[i] = 1 / (1 + r.value * r.value / c2)
@@ -146,19 +149,22 @@ public struct PositionFit: Sendable, Equatable {
             let centre = weightedCentroid(observations, distances: distances, nearestRange: configuration.nearestRange, trust: weights) ?? centroid
             var b = SIMD3(-(point.x - centre.x) * priorInformation, -(point.y - centre.y) * priorInformation, -offset * offsetInformation)
             for (i, (weight, term)) in zip(weights, terms).enumerated() {
-                let gradient = SIMD3(term.x, term.y, offsetSpread > 0 ? 1 / sigmas[i] : 0)
-                a.add(gradient, weight: weight)
-                let exponent = observations[i].exponent
-                let flatter = exponent > configuration.spreadExponentCap ? configuration.spreadExponentCap / exponent : 1
-                capped.add(SIMD3(gradient.x * flatter, gradient.y * flatter, gradient.z), weight: weight)
-                b += weight * term.value * gradient
+                let g = gradient(i, term)
+                a.add(g, weight: weight)
+                b += weight * term.value * g
             }
-            information = capped
             guard let step = a.solve(b) else { break }
             point.x += step[0]
             point.y += step[1]
             offset += step[2]
             if step[0] * step[0] + step[1] * step[1] < 1e-6 && abs(step[2]) < 1e-3 { break }
+        }
+        // The fit's information at its last step with no exponent steeper than the cap: what the spread is drawn from.
+        var information = Matrix3(diagonal: priorInformation, priorInformation, offsetInformation)
+        for (i, (weight, term)) in zip(weights, terms).enumerated() {
+            let exponent = observations[i].exponent
+            let flatter = exponent > configuration.spreadExponentCap ? configuration.spreadExponentCap / exponent : 1
+            information.add(gradient(i, term, flatter: flatter), weight: weight)
         }
         let variance = information.planeVariance ?? 2 / priorInformation
         var noiseRatio: Double?
