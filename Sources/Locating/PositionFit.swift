@@ -58,7 +58,8 @@ public struct Observation: Sendable, Equatable {
 /// shadowing is about normal. Residuals weigh 1/(1 + (r/c)²) (Cauchy, by iteratively reweighted
 /// Gauss–Newton), so a reflected or walled-off receiver several deviations off drops out instead
 /// of dragging the point. The fit starts from whichever of the centroid and the receivers' places
-/// the levels agree with best, so one receiver reading far too strong cannot capture the start.
+/// (the nearest `startPlaces`) the levels agree with best, so one receiver reading far too strong
+/// cannot capture the start.
 /// The prior (`priorScale` of the receivers' median modelled distance, so a hall and a shed alike)
 /// pulls toward the 1/d²-weighted centroid of the receivers,
 /// each also weighted by how well it fits: where distances say little (two receivers, all far
@@ -89,6 +90,11 @@ public struct PositionFit: Sendable, Equatable {
     public var noiseRatio: Double?
     /// What the receivers' places span: from one place the point stays there; below a plane nothing is learnt from the fix.
     public var span: PlaceSpan
+
+    /// How many receivers' places, the nearest by their levels, the fit may start from beside the centroid. Each
+    /// start costs a residual per receiver: trying all of a bus's 500 fixes of one bike (the most the server fuses)
+    /// took about 7 ms an estimate, and a far receiver's place is not the best start where a dozen nearer ones are.
+    static let startPlaces = 12
 
     /// Nil for no observations. `offsetSpread`: standard deviation, dB, of the prior on a common
     /// shift of every level (mean 0); 0 fits none. `noiseScale`: how much larger the levels' misses
@@ -123,7 +129,7 @@ public struct PositionFit: Sendable, Equatable {
         }
         let span = PlaceSpan(observations.map(\.position), within: configuration.nearestRange)
         // Each candidate's loss once: a comparator calling `loss` twice per comparison made the start cost 2N² residuals.
-        var point = ([centroid] + observations.map(\.position)).map { (place: $0, loss: loss(at: $0)) }.min { $0.loss < $1.loss }?.place ?? centroid
+        var point = ([centroid] + starts(observations, distances: distances)).map { (place: $0, loss: loss(at: $0)) }.min { $0.loss < $1.loss }?.place ?? centroid
         var offset = 0.0
         let ranges = distances.sorted()
         let priorSpread = max(configuration.nearestRange, configuration.priorScale * ranges[ranges.count / 2])
@@ -184,6 +190,12 @@ public struct PositionFit: Sendable, Equatable {
         let spread = ((variance + disagreement * disagreement) * noiseScale * noiseScale + modelMiss * modelMiss + accuracy * accuracy).squareRoot()
         return PositionFit(point: point, centroid: centroid, standardDeviation: variance.squareRoot(), spread: spread, offset: offset,
                            noiseRatio: noiseRatio, span: span)
+    }
+
+    /// The receivers' places the fit may start from, in their order: all, or the `startPlaces` nearest by `distances`.
+    static func starts(_ observations: [Observation], distances: [Double]) -> [PlanePoint] {
+        guard observations.count > startPlaces else { return observations.map(\.position) }
+        return distances.indices.sorted { distances[$0] < distances[$1] }.prefix(startPlaces).sorted().map { observations[$0].position }
     }
 
     /// The receivers' places weighted by 1/d², d each one's modelled distance (`distances`, at least

@@ -80,6 +80,10 @@ public enum SightingFusion {
     /// motion in one estimate in seven of `bikebeacon-bench fuse`'s parked city.
     public static let movingFalseAlarm = 0.01
 
+    /// The most sightings the server fuses into one estimate, the window's newest: each is a residual
+    /// in every step of the fit, and a bus's fixes each count on their own.
+    public static let mostSightings = 500
+
     /// `parked` keeps every sighting of the window, as if the bike never moved (a baseline for the bench).
     public static func fuse(_ sightings: [FusionSighting], now: Double, window: Double,
                             configuration: LocatorConfiguration = .init(), parked: Bool = false) -> FusedEstimate? {
@@ -94,19 +98,24 @@ public enum SightingFusion {
         let moving = parked ? nil : onTheMove(inWindow, newest: newest, now: now)
         let heard = moving?.heard ?? (parked ? inWindow : sinceLastMove(inWindow, newest: newest))
         let placed = heard.map(\.sighting)
-        // Fixed sentinels (no accuracy) by sentinel and place; each roaming fix on its own.
-        var groups: [GroupKey: [Heard]] = [:]
-        var order: [GroupKey] = []
+        // Fixed sentinels (no accuracy) by sentinel and place; each roaming fix on its own. Each group holds indices
+        // into `heard`, in the order first heard.
+        var groupOf: [GroupKey: Int] = Dictionary(minimumCapacity: heard.count)
+        var groups: [[Int]] = []
         for (index, one) in heard.enumerated() {
             let sighting = one.sighting
             let key = sighting.accuracy == nil ? GroupKey.fixed(sighting.sentinel, sighting.latitude ?? 0, sighting.longitude ?? 0) : .roaming(index)
-            if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append(one)
+            if let group = groupOf[key] {
+                groups[group].append(index)
+            } else {
+                groupOf[key] = groups.count
+                groups.append([index])
+            }
         }
-        let observations = order.compactMap { key -> Observation? in
-            guard let group = groups[key], let first = group.first else { return nil }
+        let observations = groups.map { group -> Observation in
+            let first = heard[group[0]]
             let model = configuration.model(for: first.sighting.calibration)
-            return Observation(position: first.point, level: RSSISummary.quantile(group.map(\.sighting.rssi).sorted(), 0.5),
+            return Observation(position: first.point, level: RSSISummary.quantile(group.map { heard[$0].sighting.rssi }.sorted(), 0.5),
                                rssiAt1m: model.rssiAt1m, exponent: model.exponent, shadowing: model.shadowing,
                                positionAccuracy: first.sighting.accuracy ?? 0)
         }

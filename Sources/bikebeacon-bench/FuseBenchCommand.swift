@@ -1,5 +1,6 @@
 import ArgumentParser
 import Benchmarks
+import Locating
 
 struct FuseBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -43,7 +44,11 @@ struct FuseBenchCommand: ParsableCommand {
               + "\(result.estimates) estimates, \(fmt(result.meanWindow, 1)) sightings in a window on average")
         print("CPU (getrusage, this run): fusing \(fmt(result.fuseCPU, 3)) s = \(fmt(result.coreShare * 100, 2)) % of a core; "
               + "baseline (loudest sentinel) \(fmt(result.baselineCPU, 3)) s = \(fmt(result.baselineCoreShare * 100, 2)) %; "
-              + "\(fmt(result.estimates > 0 ? result.fuseCPU / Double(result.estimates) * 1e6 : .nan, 1)) µs an estimate, slowest \(fmt(result.slowest * 1e3, 3)) ms of thread CPU")
+              + "\(fmt(result.estimates > 0 ? result.fuseCPU / Double(result.estimates) * 1e6 : .nan, 1)) µs an estimate, slowest \(fmt(result.slowest * 1e3, 3)) ms of thread CPU "
+              + "(\(fmt(result.slowestOwn * 1e3, 3)) ms its own: the run timed again, each estimate's lesser time)")
+        let largest = FusionBench.largestWindow()
+        print("the largest window the server fuses, \(SightingFusion.mostSightings) sightings: \(fmt(largest.roaming * 1e3, 3)) ms of thread CPU "
+              + "when each is a bus's own fix, \(fmt(largest.fixed * 1e3, 3)) ms from as many fixed sentinels (the least of 10 runs each)")
         print("error against the bikes' places: median \(fmt(result.medianError, 1)) m fused, \(fmt(result.baselineMedianError, 1)) m loudest sentinel; "
               + "within radius90 \(fmt(result.inside90 * 100, 0)) %, radius50 \(fmt(result.inside50 * 100, 0)) %; "
               + "said to be on the move \(fmt(result.onTheMove * 100, 1)) %")
@@ -51,6 +56,7 @@ struct FuseBenchCommand: ParsableCommand {
             print("keeping the whole window, as if bikes never moved: median \(fmt(whole.medianError, 1)) m; "
                   + "within radius90 \(fmt(whole.inside90 * 100, 0)) %, radius50 \(fmt(whole.inside50 * 100, 0)) %")
         }
-        print("target: at most 2 % of a core (\(result.coreShare <= 0.02 ? "met" : "MISSED")), one estimate at most 1 ms (\(result.slowest <= 0.001 ? "met" : "MISSED"))")
+        print("target: at most 2 % of a core (\(result.coreShare <= 0.02 ? "met" : "MISSED")), one estimate at most 1 ms of its own, the largest window's too "
+              + "(\(max(result.slowestOwn, largest.roaming, largest.fixed) <= 0.001 ? "met" : "MISSED"))")
     }
 }

@@ -126,6 +126,18 @@ struct SightingFusionTests {
         #expect(ridden.onTheMove >= 0.7, "ridden: \(ridden.onTheMove * 100) % said to be on the move")
     }
 
+    /// The most the server fuses at once (`SightingFusion.mostSightings`): five buses' 500 fixes of a parked bike, or
+    /// 500 fixed sentinels round it, each fix and each sentinel its own observation. Each lands within radius50 of the
+    /// bike (their CPU is `bikebeacon-bench fuse`'s, as the fit's start is capped: `PositionFit.startPlaces`).
+    @Test func theLargestWindowLandsAroundTheBike() throws {
+        let windows = FusionBench.largestWindows()
+        for (kind, sightings) in [("buses", windows.roaming), ("fixed", windows.fixed)] {
+            let estimate = try #require(SightingFusion.fuse(sightings, now: sightings.map(\.time).max() ?? 0, window: 300), "\(kind)")
+            let error = windows.frame.point(latitude: estimate.latitude, longitude: estimate.longitude).distance(to: PlanePoint(x: 0, y: 0))
+            #expect(error <= estimate.radius50, "\(kind): \(error) m off, radius50 \(estimate.radius50) m")
+        }
+    }
+
     @Test func oneSentinelGivesItsPlaceAndAnHonestRadius() throws {
         let estimate = try #require(SightingFusion.fuse([sighting("cafe", east: 0, north: 0, metresAway: 25)], now: 120, window: 60))
         let point = frame.point(latitude: estimate.latitude, longitude: estimate.longitude)

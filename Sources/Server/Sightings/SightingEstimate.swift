@@ -22,7 +22,7 @@ struct SightingEstimates: Sendable {
     /// sentinels' clocks and still be `window` apart on the server's.
     static let reach = 2 * SentinelHeartbeat.ownClockTolerance
     /// At most this many sightings are read for one estimate.
-    static let limit = 500
+    static let limit = SightingFusion.mostSightings
 
     func estimate(bikeID: String, for audience: SightingPrivacy.Audience) async throws -> PositionEstimate? {
         try await database.withSession { try await Self.estimates(bikeIDs: [bikeID], for: audience, in: $0)[bikeID] }
