@@ -73,8 +73,7 @@ public struct Locator: Sendable {
         self.configuration = configuration
         shifts = ReceiverShifts(receivers: receivers, configuration: configuration)
         exponent = SiteExponent(configuration: configuration)
-        initialOffsetSpread = receivers.allSatisfy { $0.calibration != .none }
-            ? configuration.offsetSpreadCalibrated : configuration.offsetSpreadUncalibrated
+        initialOffsetSpread = configuration.initialOffsetSpread(allCalibrated: receivers.allSatisfy { $0.calibration != .none })
         grouping = try FixGrouping(receivers: receivers.map(\.id), window: configuration.window, longestWindow: configuration.longestWindow,
                                    interval: configuration.interval)
     }

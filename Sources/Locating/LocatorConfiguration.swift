@@ -143,6 +143,12 @@ public struct LocatorConfiguration: Sendable, Equatable {
         }
     }
 
+    /// How far the common shift of every level may be from 0 before anything is learnt, dB: a line through two
+    /// distances pins it; a receiver never calibrated leaves it wide.
+    public func initialOffsetSpread(allCalibrated: Bool) -> Double {
+        allCalibrated ? offsetSpreadCalibrated : offsetSpreadUncalibrated
+    }
+
     /// The multiples of the spread for a fix from `receivers` receivers.
     public func radiusScale(receivers: Int) -> RadiusScale {
         let scales = radiusScales.isEmpty ? Self.philotuxoRadiusScales : radiusScales

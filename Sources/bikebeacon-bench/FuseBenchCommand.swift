@@ -17,7 +17,9 @@ struct FuseBenchCommand: ParsableCommand {
         city's edge), scores each estimate against where the bike is then, and also fuses keeping the \
         whole window, as if bikes never moved. --handover SECONDS parks every bike but has it heard by \
         one of its four sentinels at a time, the next round taking over every SECONDS (a sentinel falling \
-        silent and its neighbour hearing on): the case most likely to pass for a ride.
+        silent and its neighbour hearing on): the case most likely to pass for a ride. --exponent E has the \
+        levels fall as a path-loss exponent of E (a street's 2 or more) where the uncalibrated sentinels' \
+        model assumes 1.5.
         """
     )
 
@@ -29,17 +31,19 @@ struct FuseBenchCommand: ParsableCommand {
     @Option(help: "Ride every bike at this many m/s instead of parking it.") var ridden: Double?
     @Option(help: "Have a parked bike heard by one of its four sentinels at a time, the next taking over after this many seconds.")
     var handover: Double?
+    @Option(help: "How steeply the levels fall with distance, as a path-loss exponent (the sentinels' model assumes 1.5).")
+    var exponent = LocatorConfiguration().defaultExponent
 
     func validate() throws {
-        guard seconds > 0, rate > 0, sentinels > 0, bikes > 0, spacing > 0, (ridden ?? 1) > 0, (handover ?? 1) > 0 else {
-            throw ValidationError("--seconds, --rate, --sentinels, --bikes, --spacing, --ridden and --handover must be positive")
+        guard seconds > 0, rate > 0, sentinels > 0, bikes > 0, spacing > 0, (ridden ?? 1) > 0, (handover ?? 1) > 0, exponent > 0 else {
+            throw ValidationError("--seconds, --rate, --sentinels, --bikes, --spacing, --ridden, --handover and --exponent must be positive")
         }
         guard ridden == nil || handover == nil else { throw ValidationError("--handover is for parked bikes: give it or --ridden, not both") }
     }
 
     func run() throws {
         let result = FusionBench.run(.init(seconds: seconds, sightingsPerSecond: rate, sentinels: sentinels, bikes: bikes, spacing: spacing,
-                                           riddenSpeed: ridden, handover: handover))
+                                           riddenSpeed: ridden, handover: handover, exponent: exponent))
         print("bench fuse: \(sentinels) sentinels \(fmt(spacing, 0)) m apart, \(bikes) bikes, \(rate) sightings/s for \(seconds) s; "
               + "\(result.estimates) estimates, \(fmt(result.meanWindow, 1)) sightings in a window on average")
         print("CPU (getrusage, this run): fusing \(fmt(result.fuseCPU, 3)) s = \(fmt(result.coreShare * 100, 2)) % of a core; "

@@ -10,7 +10,7 @@ import Locating
 /// sightings of the last 5 minutes into one estimate (`SightingFusion`), as the server does for
 /// each sighting that notifies. The baseline, in the same run on the same input, keeps the same
 /// windows and takes the loudest sentinel's place (what a pin per sighting costs), so the ratio
-/// is the fusing's own price. Levels follow the default model with 6 dB of shadowing; each
+/// is the fusing's own price. Levels follow the default model (or `exponent`) with 6 dB of shadowing; each
 /// estimate is scored against the bike's true place, so a fast but wrong fuse would show. With
 /// `riddenSpeed`, every bike is ridden instead, and the same estimates are also made keeping the
 /// whole window (`parked`), as if bikes never moved. With `handover`, a parked bike is heard by one
@@ -31,9 +31,13 @@ public enum FusionBench {
         /// Seconds: a bike is heard by one of its four sentinels at a time, the next round taking over
         /// after this long (a sentinel falling silent and its neighbour hearing on); nil: any of the four each time.
         public var handover: Double?
+        /// How steeply the levels fall with distance (dB per decade ÷ 10): the default model's 1.5, or a street's
+        /// steeper slope that the uncalibrated sentinels' model does not know.
+        public var exponent: Double
 
         public init(seconds: Int = 60, sightingsPerSecond: Int = 100, sentinels: Int = 10_000, bikes: Int = 1_000,
-                    window: Double = 300, spacing: Double = 100, seed: UInt64 = 44, riddenSpeed: Double? = nil, handover: Double? = nil) {
+                    window: Double = 300, spacing: Double = 100, seed: UInt64 = 44, riddenSpeed: Double? = nil, handover: Double? = nil,
+                    exponent: Double = LocatorConfiguration().defaultExponent) {
             self.seconds = seconds
             self.sightingsPerSecond = sightingsPerSecond
             self.sentinels = sentinels
@@ -43,6 +47,7 @@ public enum FusionBench {
             self.seed = seed
             self.riddenSpeed = riddenSpeed
             self.handover = handover
+            self.exponent = exponent
         }
     }
 
@@ -119,7 +124,7 @@ public enum FusionBench {
             let place = PlanePoint(x: Double(column) * setup.spacing, y: Double(row) * setup.spacing)
             let metres = max(1, place.distance(to: truth))
             let coordinates = frame.coordinates(of: place)
-            let rssi = max(-105, min(-30, -59 - 15 * log10(metres) + 6 * gaussian(&random)))
+            let rssi = max(-105, min(-30, -59 - 10 * setup.exponent * log10(metres) + 6 * gaussian(&random)))
             return Heard(bike: bike, truth: truth, sighting: FusionSighting(sentinel: "s\(row * side + column)", time: time, latitude: coordinates.latitude,
                                                                            longitude: coordinates.longitude, rssi: rssi.rounded()))
         }
@@ -153,12 +158,13 @@ public enum FusionBench {
 
     /// The largest window the server fuses (`SightingFusion.mostSightings`) of a bike parked at `frame`'s origin, in two
     /// kinds: every sighting a bus's own GPS fix, five buses passing the bike (each fix its own observation, the most
-    /// work), and every sighting from its own fixed sentinel, spread over a kilometre square.
-    public static func largestWindows(seed: UInt64 = 1) -> (roaming: [FusionSighting], fixed: [FusionSighting], frame: LocalFrame) {
+    /// work), and every sighting from its own fixed sentinel, within 100 m of it either way; the levels falling as `exponent` says.
+    public static func largestWindows(seed: UInt64 = 1, exponent: Double = Setup().exponent)
+        -> (roaming: [FusionSighting], fixed: [FusionSighting], frame: LocalFrame) {
         var random = SplitMix64(seed: seed)
         let frame = LocalFrame(latitude: 52.09, longitude: 5.12)
         func level(_ place: PlanePoint) -> Double {
-            max(-105, min(-30, -59 - 15 * log10(max(1, place.distance(to: PlanePoint(x: 0, y: 0)))) + 6 * gaussian(&random))).rounded()
+            max(-105, min(-30, -59 - 10 * exponent * log10(max(1, place.distance(to: PlanePoint(x: 0, y: 0)))) + 6 * gaussian(&random))).rounded()
         }
         let roaming = (0..<SightingFusion.mostSightings).map { index -> FusionSighting in
             let bus = index % 5, along = Double(index / 5 % 100) - 50
