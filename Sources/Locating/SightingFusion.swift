@@ -122,7 +122,7 @@ public enum SightingFusion {
         // A common shift of every level is fitted with the point, as a locator's first fix fits it: where levels fall
         // faster than the default model's (a street's exponent of 2 against 1.5), every uncalibrated sentinel reads the
         // bike as farther than it is, and without the shift the fit ran off to where all of them agree, beyond the
-        // sentinels (`bikebeacon-bench fuse --exponent 2`: a median error of 149 m, now 76; a bus's 500 fixes, 80 m).
+        // sentinels (`bikebeacon-bench fuse --exponent 2`: a median error of 149 m, now 76; a bus's 500 fixes, up to 90 m).
         let offsetSpread = configuration.initialOffsetSpread(allCalibrated: heard.allSatisfy { $0.sighting.calibration != .none })
         guard let fit = PositionFit.fit(observations, configuration: configuration, offsetSpread: offsetSpread) else { return nil }
         let place = frame.coordinates(of: fit.point)

@@ -50,9 +50,10 @@ struct FuseBenchCommand: ParsableCommand {
               + "baseline (loudest sentinel) \(fmt(result.baselineCPU, 3)) s = \(fmt(result.baselineCoreShare * 100, 2)) %; "
               + "\(fmt(result.estimates > 0 ? result.fuseCPU / Double(result.estimates) * 1e6 : .nan, 1)) µs an estimate, slowest \(fmt(result.slowest * 1e3, 3)) ms of thread CPU "
               + "(\(fmt(result.slowestOwn * 1e3, 3)) ms its own: the run timed again, each estimate's lesser time)")
-        let largest = FusionBench.largestWindow()
+        let runs = 10
+        let largest = FusionBench.largestWindow(runs: runs)
         print("the largest window the server fuses, \(SightingFusion.mostSightings) sightings: \(fmt(largest.roaming * 1e3, 3)) ms of thread CPU "
-              + "when each is a bus's own fix, \(fmt(largest.fixed * 1e3, 3)) ms from as many fixed sentinels (the least of 10 runs each)")
+              + "when each is a bus's own fix, \(fmt(largest.fixed * 1e3, 3)) ms from as many fixed sentinels (the least of \(runs) runs each)")
         print("error against the bikes' places: median \(fmt(result.medianError, 1)) m fused, \(fmt(result.baselineMedianError, 1)) m loudest sentinel; "
               + "within radius90 \(fmt(result.inside90 * 100, 0)) %, radius50 \(fmt(result.inside50 * 100, 0)) %; "
               + "said to be on the move \(fmt(result.onTheMove * 100, 1)) %")

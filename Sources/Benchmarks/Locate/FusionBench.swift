@@ -183,7 +183,7 @@ public enum FusionBench {
     }
 
     /// Thread CPU seconds of one estimate over each of `largestWindows`, the least of `runs`.
-    public static func largestWindow(runs: Int = 10, window: Double = Setup().window) -> (roaming: Double, fixed: Double) {
+    public static func largestWindow(runs: Int, window: Double = Setup().window) -> (roaming: Double, fixed: Double) {
         let windows = largestWindows()
         func least(_ sightings: [FusionSighting]) -> Double {
             let now = sightings.map(\.time).max() ?? 0
