@@ -33,16 +33,20 @@ import TestSupport
             let task = Task { await client.run { position in received.box.withLockedValue { $0.append(position) } } }
             defer { task.cancel() }
             func fixes() -> Int { received.all.filter(\.hasPosition).count }
+            /// What a wait that timed out saw: which side stopped.
+            func seen() -> String {
+                "\(fixes()) fixes in \(received.all.count) reports over \(client.connections) connections, \(client.skippedLines) lines skipped; \(gpsd.state)"
+            }
 
             // Generous waits: in a full parallel test run gpsfake (Python) and the cooperative pool are
             // slow, and gpsd may reset a client while gpsfake settles (seen once); both only delay fixes.
-            #expect(try await eventually(within: 90) { fixes() >= 30 })
+            #expect(try await eventually(within: 90) { fixes() >= 30 }, "\(seen())")
             let connectionsBeforeRestart = client.connections
             // gpsd dies (and its port with it), then comes back on the same port.
             gpsd.kill()
             let beforeRestart = fixes()
             try gpsd.start()
-            #expect(try await eventually(within: 90) { fixes() >= beforeRestart + 30 })
+            #expect(try await eventually(within: 90) { fixes() >= beforeRestart + 30 }, "after the restart: \(seen())")
             #expect(client.connections > connectionsBeforeRestart)
             task.cancel()
             await task.value

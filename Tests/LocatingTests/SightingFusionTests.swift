@@ -134,7 +134,7 @@ struct SightingFusionTests {
     @Test(arguments: [1.5, 2, 2.5]) func theLargestWindowLandsAroundTheBike(exponent: Double) throws {
         let windows = FusionBench.largestWindows(exponent: exponent)
         for (kind, sightings) in [("buses", windows.roaming), ("fixed", windows.fixed)] {
-            let estimate = try #require(SightingFusion.fuse(sightings, now: sightings.map(\.time).max() ?? 0, window: 300), "\(kind)")
+            let estimate = try #require(SightingFusion.fuse(sightings, now: sightings.map(\.time).max() ?? 0, window: FusionBench.Setup().window), "\(kind)")
             let error = windows.frame.point(latitude: estimate.latitude, longitude: estimate.longitude).distance(to: PlanePoint(x: 0, y: 0))
             #expect(error <= estimate.radius50, "\(kind), exponent \(exponent): \(error) m off, radius50 \(estimate.radius50) m")
         }

@@ -117,6 +117,12 @@ public final class GPSFake: @unchecked Sendable {
         }
     }
 
+    /// For a test whose fixes did not come: whether gpsfake still runs, and whether its gpsd still lists the log's device.
+    public var state: String {
+        let running = lock.withLock { process?.isRunning ?? false }
+        return "gpsfake \(running ? "running" : "not running"), its gpsd \(hasDevice(within: 1) ? "lists" : "does not list") the log's device"
+    }
+
     /// Kills gpsfake and its gpsd at once, and waits until the port is free.
     public func kill() {
         guard let (process, directory) = lock.withLock({ self.process.take().map { ($0, self.directory.take()) } }) else { return }

@@ -122,11 +122,10 @@ public enum FusionBench {
             let column = min(side - 1, max(0, Int((truth.x / setup.spacing).rounded(.down)) + corner.0))
             let row = min(side - 1, max(0, Int((truth.y / setup.spacing).rounded(.down)) + corner.1))
             let place = PlanePoint(x: Double(column) * setup.spacing, y: Double(row) * setup.spacing)
-            let metres = max(1, place.distance(to: truth))
             let coordinates = frame.coordinates(of: place)
-            let rssi = max(-105, min(-30, -59 - 10 * setup.exponent * log10(metres) + 6 * gaussian(&random)))
+            let rssi = level(metres: place.distance(to: truth), exponent: setup.exponent, &random)
             return Heard(bike: bike, truth: truth, sighting: FusionSighting(sentinel: "s\(row * side + column)", time: time, latitude: coordinates.latitude,
-                                                                           longitude: coordinates.longitude, rssi: rssi.rounded()))
+                                                                           longitude: coordinates.longitude, rssi: rssi))
         }
 
         var windowTotal = 0
@@ -164,7 +163,7 @@ public enum FusionBench {
         var random = SplitMix64(seed: seed)
         let frame = LocalFrame(latitude: 52.09, longitude: 5.12)
         func level(_ place: PlanePoint) -> Double {
-            max(-105, min(-30, -59 - 10 * exponent * log10(max(1, place.distance(to: PlanePoint(x: 0, y: 0)))) + 6 * gaussian(&random))).rounded()
+            FusionBench.level(metres: place.distance(to: PlanePoint(x: 0, y: 0)), exponent: exponent, &random)
         }
         let roaming = (0..<SightingFusion.mostSightings).map { index -> FusionSighting in
             let bus = index % 5, along = Double(index / 5 % 100) - 50
@@ -180,6 +179,12 @@ public enum FusionBench {
                                   rssi: level(place))
         }
         return (roaming, fixed, frame)
+    }
+
+    /// A sentinel's level `metres` from a bike (at least 1), whole dBm: the default model's −59 dBm at 1 m falling as
+    /// `exponent` says, with 6 dB of shadowing, within what a scanner reports.
+    static func level(metres: Double, exponent: Double, _ random: inout SplitMix64) -> Double {
+        max(-105, min(-30, -59 - 10 * exponent * log10(max(1, metres)) + 6 * gaussian(&random))).rounded()
     }
 
     /// Thread CPU seconds of one estimate over each of `largestWindows`, the least of `runs`.
