@@ -30,7 +30,9 @@ import TestSupport
             configuration.backoff = Backoff(initial: 0.1, maximum: 0.5)
             let client = GPSDClient(configuration: configuration)
             let received = GPSDClientTests.Positions()
-            let task = Task { await client.run { position in received.box.withLockedValue { $0.append(position) } } }
+            // High priority: in a full parallel run the client's task once waited behind the suite's queued tests for
+            // 130 s, and never connected before the wait below timed out (0 connections; gpsd had the log's device).
+            let task = Task(priority: .high) { await client.run { position in received.box.withLockedValue { $0.append(position) } } }
             defer { task.cancel() }
             func fixes() -> Int { received.all.filter(\.hasPosition).count }
             /// What a wait that timed out saw: which side stopped.

@@ -8,7 +8,7 @@ import TestSupport
 /// climb again over stretches and their exponents learn steep, where a radius drawn from the fit's
 /// information alone held 70 and 77 %.
 @Suite struct BorrowedSiteTests {
-    @Test(arguments: ["herald", "pcng"])
+    @Test(.cpuBound, arguments: ["herald", "pcng"])
     func aRoomsRadius90HoldsWithoutCalibration(set: String) throws {
         guard Paths.hasSharedData else {
             print("skipped: no shared data at \(Paths.sharedData.path)")

@@ -56,13 +56,15 @@ final class ServerHarness: @unchecked Sendable {
                                                            "--bcrypt-cost", "4", "--new-tag-hold", "0"] + extraArguments,
                                              stdout: .discard, stderr: .discard)
         self.process = process
-        let deadline = Date().addingTimeInterval(20)
+        // 60 s: in a full parallel test run on two cores a debug server's start once took more than 20.
+        let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             // A short timeout: the HTTP client retries a refused connection until its deadline.
             if let (status, _) = try? await request(.GET, "/healthz", timeout: .milliseconds(500)), status == 200 { return }
+            guard process.isRunning else { throw HarnessError("the server exited (status \(process.wait())) before it answered /healthz") }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw HarnessError("the server did not answer /healthz within 20 s")
+        throw HarnessError("the server did not answer /healthz within 60 s, still running")
     }
 
     /// Kills the server outright (SIGKILL): the harshest outage, and no wait for the shared
