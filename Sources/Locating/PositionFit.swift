@@ -68,6 +68,10 @@ public struct PositionFit: Sendable, Equatable {
     public var point: PlanePoint
     /// The plain RSSI-weighted centroid (all receivers, 1/d²).
     public var centroid: PlanePoint
+    /// The same centroid with each receiver weighted by how well it fits too, at the fit's last step: the centre its
+    /// prior pulls toward. Where levels fall faster than the model says, it keeps their order while the point runs off
+    /// (`SightingFusion` gives it as the place when the point lies beyond the sentinels).
+    public var trustedCentroid: PlanePoint
     /// Standard deviation of the point from the fit's information (trace of its covariance), metres, with no
     /// exponent steeper than `LocatorConfiguration.spreadExponentCap`.
     public var standardDeviation: Double
@@ -142,6 +146,7 @@ public struct PositionFit: Sendable, Equatable {
         }
         // The last step's residuals, which the spread is drawn from.
         var terms: [(value: Double, x: Double, y: Double)] = []
+        var trustedCentroid = centroid
         // From one place the levels say how far, not which way: the point stays there. (Fitted, it ran off metres in
         // whichever direction the last bit of rounding gave a gradient.)
         for _ in 0..<(span == .point ? 0 : 20) {
@@ -153,6 +158,7 @@ public struct PositionFit: Sendable, Equatable {
                 terms.append(r)
             }
             let centre = weightedCentroid(observations, distances: distances, nearestRange: configuration.nearestRange, trust: weights) ?? centroid
+            trustedCentroid = centre
             var b = SIMD3(-(point.x - centre.x) * priorInformation, -(point.y - centre.y) * priorInformation, -offset * offsetInformation)
             for (i, (weight, term)) in zip(weights, terms).enumerated() {
                 let g = gradient(i, term)
@@ -188,7 +194,7 @@ public struct PositionFit: Sendable, Equatable {
         let cappedRanges = observations.map { $0.distance(shiftedBy: offset, exponentAtMost: configuration.spreadExponentCap) }.sorted()
         let modelMiss = span == .point ? 0 : configuration.modelError * cappedRanges[cappedRanges.count / 2]
         let spread = ((variance + disagreement * disagreement) * noiseScale * noiseScale + modelMiss * modelMiss + accuracy * accuracy).squareRoot()
-        return PositionFit(point: point, centroid: centroid, standardDeviation: variance.squareRoot(), spread: spread, offset: offset,
+        return PositionFit(point: point, centroid: centroid, trustedCentroid: trustedCentroid, standardDeviation: variance.squareRoot(), spread: spread, offset: offset,
                            noiseRatio: noiseRatio, span: span)
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Benchmarks
+import Foundation
 import Locating
 
 struct FuseBenchCommand: ParsableCommand {
@@ -19,7 +20,8 @@ struct FuseBenchCommand: ParsableCommand {
         one of its four sentinels at a time, the next round taking over every SECONDS (a sentinel falling \
         silent and its neighbour hearing on): the case most likely to pass for a ride. --exponent E has the \
         levels fall as a path-loss exponent of E (a street's 2 or more) where the uncalibrated sentinels' \
-        model assumes 1.5.
+        model assumes 1.5. Then the same fusion on real rows: philotuxo's tracks (--data), each fix's \
+        levels as its 12 receivers' sightings, uncalibrated, scored against the camera's ground truth.
         """
     )
 
@@ -33,6 +35,8 @@ struct FuseBenchCommand: ParsableCommand {
     var handover: Double?
     @Option(help: "How steeply the levels fall with distance, as a path-loss exponent (the sentinels' model assumes 1.5).")
     var exponent = LocatorConfiguration().defaultExponent
+    @Option(help: "Folder holding philotuxo/ (the shared RSSI data), for the fusion on real rows.")
+    var data = "../shared/data/rssi"
 
     func validate() throws {
         guard seconds > 0, rate > 0, sentinels > 0, bikes > 0, spacing > 0, (ridden ?? 1) > 0, (handover ?? 1) > 0, exponent > 0 else {
@@ -61,7 +65,21 @@ struct FuseBenchCommand: ParsableCommand {
             print("keeping the whole window, as if bikes never moved: median \(fmt(whole.medianError, 1)) m; "
                   + "within radius90 \(fmt(whole.inside90 * 100, 0)) %, radius50 \(fmt(whole.inside50 * 100, 0)) %")
         }
+        printRoom()
         print("target: at most 2 % of a core (\(result.coreShare <= 0.02 ? "met" : "MISSED")), one estimate at most 1 ms of its own, the largest window's too "
               + "(\(max(result.slowestOwn, largest.roaming, largest.fixed) <= 0.001 ? "met" : "MISSED"))")
+    }
+
+    /// The fusion on philotuxo's rows, a track a line; without the data, a line saying so.
+    func printRoom() {
+        guard let dataset = try? PhilotuxoPositions.load(dataDirectory: URL(fileURLWithPath: data)) else {
+            print("the fusion on real rows: skipped, cannot read \(data)/philotuxo/\(PhilotuxoTracks.fileName) (pass --data with the folder holding philotuxo/)")
+            return
+        }
+        print("the fusion on real rows, philotuxo's \(dataset.sensors.count) receivers as uncalibrated fixed sentinels (error in metres; share within the radius):")
+        for track in FusionBench.room(dataset) {
+            print("  \(track.name): \(track.estimates) estimates, median \(fmt(track.medianError, 2)) fused, \(fmt(track.loudestMedianError, 2)) loudest receiver; "
+                  + "within radius90 \(fmt(track.inside90 * 100, 0)) %, radius50 \(fmt(track.inside50 * 100, 0)) %")
+        }
     }
 }

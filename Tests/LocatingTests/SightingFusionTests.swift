@@ -2,6 +2,7 @@ import Benchmarks
 import Foundation
 import Locating
 import Testing
+import TestSupport
 
 /// The server's side: sightings in degrees, from fixed and roaming sentinels, fused into one estimate.
 struct SightingFusionTests {
@@ -107,17 +108,18 @@ struct SightingFusionTests {
 
     /// Sentinels a street apart (`bikebeacon-bench fuse`'s city, smaller): the room's 6 m prior made radius90 hold for
     /// half the estimates; scaled to the sentinels' distances it holds for at least 9 in 10, and fusing still beats
-    /// the loudest sentinel's place.
-    @Test func radiusHoldsAtACitysSpacing() {
-        let result = FusionBench.run(.init(seconds: 300, sightingsPerSecond: 20, sentinels: 400, bikes: 40))
+    /// the loudest sentinel's place, also where levels fall faster than the sentinels' model says (a street's 2 and
+    /// 2.5 against 1.5), where the fit's point alone ran off beyond the sentinels: 1.6 and 5.7 times the pin's error.
+    @Test(.cpuBound, arguments: [1.5, 2, 2.5]) func radiusHoldsAtACitysSpacing(exponent: Double) {
+        let result = FusionBench.run(.init(seconds: 300, sightingsPerSecond: 20, sentinels: 400, bikes: 40, exponent: exponent))
         #expect(result.inside90 >= 0.9 && result.inside50 >= 0.5, "within radius90 \(result.inside90), radius50 \(result.inside50)")
-        #expect(result.medianError < result.baselineMedianError, "\(result.medianError) m vs \(result.baselineMedianError) m")
+        #expect(result.medianError < 0.6 * result.baselineMedianError, "\(result.medianError) m vs \(result.baselineMedianError) m")
     }
 
     /// The same city, parked: whether any of the four sentinels around a bike hears it each time, or one at a time with
     /// the next round taking over every minute, its estimate says it is on the move at most 1 time in 100 (twice the
     /// slope's standard error, counting each sighting, said so 12 and 87 times in 100). Ridden at 5 m/s, most say so.
-    @Test func aParkedBikeIsNotSaidToBeOnTheMove() {
+    @Test(.cpuBound) func aParkedBikeIsNotSaidToBeOnTheMove() {
         for handover in [nil, 60.0] {
             let parked = FusionBench.run(.init(seconds: 300, sightingsPerSecond: 20, sentinels: 400, bikes: 40, handover: handover))
             #expect(parked.onTheMove <= 0.01, "handover \(handover ?? 0) s: \(parked.onTheMove * 100) % said to be on the move")
@@ -137,6 +139,44 @@ struct SightingFusionTests {
             let estimate = try #require(SightingFusion.fuse(sightings, now: sightings.map(\.time).max() ?? 0, window: FusionBench.Setup().window), "\(kind)")
             let error = windows.frame.point(latitude: estimate.latitude, longitude: estimate.longitude).distance(to: PlanePoint(x: 0, y: 0))
             #expect(error <= estimate.radius50, "\(kind), exponent \(exponent): \(error) m off, radius50 \(estimate.radius50) m")
+        }
+    }
+
+    /// Eight sentinels 100 m apart round a parked bike; the farthest, 150 m off, reads it 5 to 20 dB too loud (a
+    /// reflection). Beyond 100 m the levels barely change with place, so the others cannot gainsay it: at 20 dB the
+    /// place goes to it, 146 m from the bike, as the fit's point does. The radius must still reach the bike.
+    @Test func aSentinelReadingTooLoudWidensTheRadius() throws {
+        let bike = PlanePoint(x: 80, y: 110)
+        let places = [(0.0, 0.0), (100, 0), (200, 0), (0, 100), (200, 100), (0, 200), (100, 200), (200, 200)]
+        let honest = places.enumerated().map { index, place in
+            sighting("s\(index)", east: place.0, north: place.1, metresAway: PlanePoint(x: place.0, y: place.1).distance(to: bike))
+        }
+        let alone = try #require(SightingFusion.fuse(honest, now: 120, window: 60))
+        #expect(frame.point(latitude: alone.latitude, longitude: alone.longitude).distance(to: bike) < 5)
+        for loud in [5.0, 10, 15, 20] {
+            var sightings = honest
+            sightings[7].rssi += loud
+            let estimate = try #require(SightingFusion.fuse(sightings, now: 120, window: 60))
+            let error = frame.point(latitude: estimate.latitude, longitude: estimate.longitude).distance(to: bike)
+            #expect(error <= estimate.radius90 && estimate.radius90 > alone.radius90,
+                    "\(loud) dB too loud: \(error) m off, radius90 \(estimate.radius90) m (\(alone.radius90) m without)")
+        }
+    }
+
+    /// philotuxo's tracks read as the server reads sightings (`FusionBench.room`): 12 uncalibrated fixed sentinels in a
+    /// room, a tag carried through it, the camera's ground truth. On every track the estimate beats the loudest
+    /// receiver's place, and radius90 reaches the tag at least 9 times in 10 (1.9–2.7 m against 2.4–4.5 m, radius90
+    /// 94–100 %; the convex hull for `SightingFusion.among`'s box put one track behind).
+    @Test func realRowsBeatTheLoudestReceiverWithinTheRadius() throws {
+        guard Paths.hasSharedData else {
+            print("skipped: no shared data at \(Paths.sharedData.path)")
+            return
+        }
+        let rows = FusionBench.room(try PhilotuxoPositions.load(dataDirectory: Paths.sharedData.appendingPathComponent("rssi")))
+        #expect(rows.count == 10)
+        for row in rows {
+            #expect(row.estimates > 0 && row.medianError < row.loudestMedianError, "\(row.name): \(row.medianError) m against \(row.loudestMedianError) m")
+            #expect(row.inside90 >= 0.9, "\(row.name): within radius90 \(row.inside90 * 100) %")
         }
     }
 
