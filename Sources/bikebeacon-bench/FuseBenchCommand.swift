@@ -20,7 +20,8 @@ struct FuseBenchCommand: ParsableCommand {
         one of its four sentinels at a time, the next round taking over every SECONDS (a sentinel falling \
         silent and its neighbour hearing on): the case most likely to pass for a ride. --exponent E has the \
         levels fall as a path-loss exponent of E (a street's 2 or more) where the uncalibrated sentinels' \
-        model assumes 1.5. Then the same fusion on real rows: philotuxo's tracks (--data), each fix's \
+        model assumes 1.5. --beyond METRES parks every bike that far south of the city's edge, heard by the \
+        four sentinels nearest it, all on one side. Then the same fusion on real rows: philotuxo's tracks (--data), each fix's \
         levels as its 12 receivers' sightings, uncalibrated, scored against the camera's ground truth.
         """
     )
@@ -35,19 +36,22 @@ struct FuseBenchCommand: ParsableCommand {
     var handover: Double?
     @Option(help: "How steeply the levels fall with distance, as a path-loss exponent (the sentinels' model assumes 1.5).")
     var exponent = LocatorConfiguration().defaultExponent
+    @Option(help: "Park every bike this many metres beyond the city's edge, heard by the four sentinels nearest it.")
+    var beyond: Double?
     @Option(help: "Folder holding philotuxo/ (the shared RSSI data), for the fusion on real rows.")
     var data = "../shared/data/rssi"
 
     func validate() throws {
-        guard seconds > 0, rate > 0, sentinels > 0, bikes > 0, spacing > 0, (ridden ?? 1) > 0, (handover ?? 1) > 0, exponent > 0 else {
-            throw ValidationError("--seconds, --rate, --sentinels, --bikes, --spacing, --ridden, --handover and --exponent must be positive")
+        guard seconds > 0, rate > 0, sentinels > 0, bikes > 0, spacing > 0, (ridden ?? 1) > 0, (handover ?? 1) > 0, exponent > 0, (beyond ?? 0) >= 0 else {
+            throw ValidationError("--seconds, --rate, --sentinels, --bikes, --spacing, --ridden, --handover and --exponent must be positive, --beyond not negative")
         }
+        guard ridden == nil || beyond == nil else { throw ValidationError("--beyond is for parked bikes: give it or --ridden, not both") }
         guard ridden == nil || handover == nil else { throw ValidationError("--handover is for parked bikes: give it or --ridden, not both") }
     }
 
     func run() throws {
         let result = FusionBench.run(.init(seconds: seconds, sightingsPerSecond: rate, sentinels: sentinels, bikes: bikes, spacing: spacing,
-                                           riddenSpeed: ridden, handover: handover, exponent: exponent))
+                                           riddenSpeed: ridden, handover: handover, exponent: exponent, beyond: beyond))
         print("bench fuse: \(sentinels) sentinels \(fmt(spacing, 0)) m apart, \(bikes) bikes, \(rate) sightings/s for \(seconds) s; "
               + "\(result.estimates) estimates, \(fmt(result.meanWindow, 1)) sightings in a window on average")
         print("CPU (getrusage, this run): fusing \(fmt(result.fuseCPU, 3)) s = \(fmt(result.coreShare * 100, 2)) % of a core; "

@@ -16,6 +16,7 @@ import Locating
 /// whole window (`parked`), as if bikes never moved. With `handover`, a parked bike is heard by one
 /// of its four sentinels at a time, the next round taking over every so many seconds: the case
 /// most likely to pass for a ride, so the share of estimates said to be on the move is the price.
+/// With `beyond`, every bike is parked outside the city, heard only by sentinels on one side of it.
 public enum FusionBench {
     public struct Setup: Sendable {
         public var seconds: Int
@@ -34,10 +35,13 @@ public enum FusionBench {
         /// How steeply the levels fall with distance (dB per decade ÷ 10): the default model's 1.5, or a street's
         /// steeper slope that the uncalibrated sentinels' model does not know.
         public var exponent: Double
+        /// Metres: every bike parked this far beyond the city's southern edge (and up to 10 m further), heard by the four
+        /// sentinels nearest it, all on one side of it; nil: among its four.
+        public var beyond: Double?
 
         public init(seconds: Int = 60, sightingsPerSecond: Int = 100, sentinels: Int = 10_000, bikes: Int = 1_000,
                     window: Double = 300, spacing: Double = 100, seed: UInt64 = 44, riddenSpeed: Double? = nil, handover: Double? = nil,
-                    exponent: Double = LocatorConfiguration().defaultExponent) {
+                    exponent: Double = LocatorConfiguration().defaultExponent, beyond: Double? = nil) {
             self.seconds = seconds
             self.sightingsPerSecond = sightingsPerSecond
             self.sentinels = sentinels
@@ -48,6 +52,7 @@ public enum FusionBench {
             self.riddenSpeed = riddenSpeed
             self.handover = handover
             self.exponent = exponent
+            self.beyond = beyond
         }
     }
 
@@ -95,7 +100,10 @@ public enum FusionBench {
         let side = max(1, Int(Double(setup.sentinels).squareRoot().rounded()))
         let extent = Double(side - 1) * setup.spacing
         let frame = LocalFrame(latitude: 52.09, longitude: 5.12)
-        let bikes = (0..<setup.bikes).map { _ in PlanePoint(x: Double.random(in: 0...extent, using: &random), y: Double.random(in: 0...extent, using: &random)) }
+        let bikes = (0..<setup.bikes).map { _ in
+            let x = Double.random(in: 0...extent, using: &random)
+            return PlanePoint(x: x, y: setup.beyond.map { -$0 - Double.random(in: 0...10, using: &random) } ?? Double.random(in: 0...extent, using: &random))
+        }
         let headings = (0..<setup.bikes).map { _ in Double.random(in: 0..<(2 * .pi), using: &random) }
         let phases = setup.handover == nil ? [] : (0..<setup.bikes).map { _ in Double.random(in: 0..<4, using: &random) }
         /// The four sentinels around a bike, in turn round the square.
@@ -119,8 +127,9 @@ public enum FusionBench {
             let truth = place(bike, at: time)
             let corner = setup.handover.map { corners[Int(time / $0 + phases[bike]) % 4] }
                 ?? (Int.random(in: 0...1, using: &random), Int.random(in: 0...1, using: &random))
-            let column = min(side - 1, max(0, Int((truth.x / setup.spacing).rounded(.down)) + corner.0))
-            let row = min(side - 1, max(0, Int((truth.y / setup.spacing).rounded(.down)) + corner.1))
+            // The square of four sentinels around the bike, or nearest it when it is beyond the city.
+            let column = min(side - 1, max(0, min(side - 2, Int((truth.x / setup.spacing).rounded(.down)))) + corner.0)
+            let row = min(side - 1, max(0, min(side - 2, Int((truth.y / setup.spacing).rounded(.down)))) + corner.1)
             let place = PlanePoint(x: Double(column) * setup.spacing, y: Double(row) * setup.spacing)
             let coordinates = frame.coordinates(of: place)
             let rssi = level(metres: place.distance(to: truth), exponent: setup.exponent, &random)
