@@ -139,7 +139,7 @@ public enum SightingFusion {
         let place = frame.coordinates(of: point)
         // Sentinels that disagree (one bike heard loud by two a kilometre apart, minutes apart in the window): the fit
         // discounts them alike and keeps the point between them, so its spread says nothing of them. The point lies
-        // outside what their levels say by up to `miss` metres; the radius grows by it, and the point does not jump.
+        // outside what their levels say by up to `miss` metres, and the radius grows by it.
         let miss = observations.map { max(0, point.distance(to: $0.position) - $0.distance - $0.positionAccuracy) }.max() ?? 0
         let lag = moving?.lag ?? 0
         let spread = (fit.spread * fit.spread + miss * miss + lag * lag).squareRoot()

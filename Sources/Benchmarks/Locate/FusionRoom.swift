@@ -16,16 +16,19 @@ extension FusionBench {
         public var inside50: Double
     }
 
+    /// One estimate: its error and the loudest receiver's, metres, and its radii.
+    private typealias Scored = (error: Double, loudest: Double, radius50: Double, radius90: Double)
+
     /// One row a track, and one over all tracks' estimates together (named "all").
     public static func room(_ data: PhilotuxoPositions, configuration: LocatorConfiguration = .init()) -> [RoomTrack] {
         let frame = LocalFrame(latitude: 52.09, longitude: 5.12)
         let places = data.sensors.map { frame.coordinates(of: PlanePoint(x: $0.x, y: $0.y)) }
-        var all: [(error: Double, loudest: Double, radius50: Double, radius90: Double)] = []
+        var all: [Scored] = []
         var rows: [RoomTrack] = []
         for track in data.tracks {
             guard var grouping = try? FixGrouping(receivers: data.sensors.map(\.id), window: configuration.window,
                                                     longestWindow: configuration.longestWindow, interval: configuration.interval) else { continue }
-            var scored: [(error: Double, loudest: Double, radius50: Double, radius90: Double)] = []
+            var scored: [Scored] = []
             for row in track.rows {
                 guard let group = try? grouping.add(row.reading) else { continue }
                 let sightings = group.levels.map { level in
@@ -44,7 +47,7 @@ extension FusionBench {
         return rows + [summary("all", all)]
     }
 
-    static func summary(_ name: String, _ scored: [(error: Double, loudest: Double, radius50: Double, radius90: Double)]) -> RoomTrack {
+    private static func summary(_ name: String, _ scored: [Scored]) -> RoomTrack {
         let count = Double(max(1, scored.count))
         return RoomTrack(name: name, estimates: scored.count, medianError: median(scored.map(\.error)), loudestMedianError: median(scored.map(\.loudest)),
                          inside90: Double(scored.filter { $0.error <= $0.radius90 }.count) / count,
