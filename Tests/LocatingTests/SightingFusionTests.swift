@@ -164,6 +164,23 @@ struct SightingFusionTests {
         }
     }
 
+    /// Four sentinels 100 m apart hear a bike parked 20 to 200 m outside them, all from one side, at the levels the model
+    /// gives. With the tag's power unknown the fit keeps its point among them, 25–30 m inside from 150 m out; each
+    /// sentinel hears the bike farther off than the point is, and the radius grows by that: without it, radius90 was
+    /// 128 and 131 m with the bike 176 and 230 m off.
+    @Test func aBikeOutsideTheSentinelsWidensTheRadius() throws {
+        let places = [(0.0, 0.0), (100, 0), (0, 100), (100, 100)]
+        for beyond in [20.0, 50, 100, 150, 200] {
+            let bike = PlanePoint(x: 30, y: -beyond)
+            let sightings = places.enumerated().map { index, place in
+                sighting("s\(index)", east: place.0, north: place.1, metresAway: PlanePoint(x: place.0, y: place.1).distance(to: bike))
+            }
+            let estimate = try #require(SightingFusion.fuse(sightings, now: 120, window: 60))
+            let point = frame.point(latitude: estimate.latitude, longitude: estimate.longitude)
+            #expect(point.distance(to: bike) <= estimate.radius90, "\(beyond) m outside: \(point.distance(to: bike)) m off, radius90 \(estimate.radius90) m")
+        }
+    }
+
     /// philotuxo's tracks read as the server reads sightings (`FusionBench.room`): 12 uncalibrated fixed sentinels in a
     /// room, a tag carried through it, the camera's ground truth. On every track the estimate beats the loudest
     /// receiver's place, and radius90 reaches the tag at least 9 times in 10 (1.9–2.7 m against 2.4–4.5 m, radius90
