@@ -275,6 +275,36 @@ struct SightingFusionTests {
         #expect(passed == SightingFusion.fuse(pass, now: 130, window: 600, parked: true), "its drift is not the bike's motion")
     }
 
+    /// Any window the server may hold: places anywhere on Earth (poles and the antimeridian too), GPS accuracies from 0 to
+    /// beyond any use, levels in and out of range, clocks off, calibrations at the ends of what is accepted. An estimate
+    /// is a place on Earth with finite radii, radius90 no less than radius50; nothing crashes.
+    @Test func anyWindowGivesAFiniteEstimate() {
+        var random = SplitMix64(seed: 19)
+        var estimates = 0
+        func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &random)] }
+        for _ in 0..<3_000 {
+            let centre = (latitude: pick([Double.random(in: -90...90, using: &random), 90, -90, 0]),
+                          longitude: pick([Double.random(in: -180...180, using: &random), 180, -180, 179.9999]))
+            let spread = pick([0.0, 1e-5, 1e-3, 0.1, 5])
+            let sightings = (0..<Int.random(in: 1...40, using: &random)).map { index -> FusionSighting in
+                let placed = Int.random(in: 0..<10, using: &random) > 0
+                let latitude = min(90, max(-90, centre.latitude + Double.random(in: -spread...spread, using: &random)))
+                let longitude = min(180, max(-180, centre.longitude + Double.random(in: -spread...spread, using: &random)))
+                return FusionSighting(sentinel: "s\(Int.random(in: 0..<6, using: &random))", time: Double(index) * pick([0, 0.5, 30]),
+                                      clockOffset: pick([nil, 0, 90, -7_200]), latitude: placed ? latitude : nil, longitude: placed ? longitude : nil,
+                                      accuracy: pick([nil, 0, 8, 2_000, 1e12]), rssi: pick([Double.random(in: -110 ... -20, using: &random), -127, 20, -30]),
+                                      calibration: pick([.none, .onePoint(rssiAt1m: -100), .onePoint(rssiAt1m: 0),
+                                                         .twoPoint(rssiAt1m: -59, exponent: 0.2), .twoPoint(rssiAt1m: -40, exponent: 10)]))
+            }
+            guard let estimate = SightingFusion.fuse(sightings, now: sightings.map(\.serverTime).max() ?? 0, window: 300) else { continue }
+            estimates += 1
+            #expect((-90...90).contains(estimate.latitude) && (-180...180).contains(estimate.longitude)
+                    && estimate.radius50.isFinite && estimate.radius90.isFinite && estimate.radius50 >= 0 && estimate.radius90 >= estimate.radius50,
+                    "\(estimate) from \(sightings)")
+        }
+        #expect(estimates > 1_500, "\(estimates) of 3000 windows made an estimate (1810 when written)")
+    }
+
     @Test func anotherOwnersHomeSentinelMarksTheEstimate() throws {
         let sightings = [sighting("cafe", east: 0, north: 0, metresAway: 10), sighting("home", east: 30, north: 0, metresAway: 20, othersHome: true)]
         #expect(SightingFusion.fuse(sightings, now: 120, window: 60)?.othersHome == true)
