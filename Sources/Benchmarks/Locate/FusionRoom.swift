@@ -35,7 +35,7 @@ extension FusionBench {
                     FusionSighting(sentinel: data.sensors[level.receiver].id, time: group.time, latitude: places[level.receiver].latitude,
                                    longitude: places[level.receiver].longitude, rssi: level.rssi)
                 }
-                guard let estimate = SightingFusion.fuse(sightings, now: group.time, window: configuration.longestWindow),
+                guard let estimate = SightingFusion.fuse(sightings, now: group.time, window: configuration.longestWindow, configuration: configuration),
                       let loudest = group.levels.max(by: { $0.rssi < $1.rssi }) else { continue }
                 let sensor = data.sensors[loudest.receiver]
                 scored.append((frame.point(latitude: estimate.latitude, longitude: estimate.longitude).distance(to: row.truth),
