@@ -48,6 +48,11 @@ public struct FixGrouping: Sendable {
         recent = Array(repeating: [], count: receivers.count)
     }
 
+    /// With the windows and interval the locator groups by.
+    public init(receivers: [String], configuration: LocatorConfiguration) throws(LocatingError) {
+        try self.init(receivers: receivers, window: configuration.window, longestWindow: configuration.longestWindow, interval: configuration.interval)
+    }
+
     /// Takes one reading; the levels of a new fix when this reading makes one.
     public mutating func add(_ reading: Reading) throws(LocatingError) -> Group? {
         guard let receiver = index[reading.receiver] else { throw .unknownReceiver(reading.receiver) }

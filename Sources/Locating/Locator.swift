@@ -74,8 +74,7 @@ public struct Locator: Sendable {
         shifts = ReceiverShifts(receivers: receivers, configuration: configuration)
         exponent = SiteExponent(configuration: configuration)
         initialOffsetSpread = configuration.initialOffsetSpread(allCalibrated: receivers.allSatisfy { $0.calibration != .none })
-        grouping = try FixGrouping(receivers: receivers.map(\.id), window: configuration.window, longestWindow: configuration.longestWindow,
-                                   interval: configuration.interval)
+        grouping = try FixGrouping(receivers: receivers.map(\.id), configuration: configuration)
     }
 
     /// Takes one reading; a fix when it completes one.

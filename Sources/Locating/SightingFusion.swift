@@ -140,13 +140,15 @@ public enum SightingFusion {
         // Sentinels that disagree (one bike heard loud by two a kilometre apart, minutes apart in the window): the fit
         // discounts them alike and keeps the point between them, so its spread says nothing of them. The point lies
         // outside what their levels say by up to `miss` metres, and the radius grows by it.
-        let miss = observations.map { max(0, point.distance(to: $0.position) - $0.distance - $0.positionAccuracy) }.max() ?? 0
-        let lag = moving?.lag ?? 0
         // Its twin: every sentinel hears the bike farther off than the point is, by at least `short` metres. A bike parked
         // outside the sentinels that heard it reads so, and the fit's prior and the common shift keep its point among
         // them (`bikebeacon-bench fuse --beyond 100`: radius90 held 46 %, now 67 %; `--beyond 50`, 87 → 89 %; the parked,
         // handed-over and ridden rows moved by 2 points at most). From one place its ring is already the spread (`PositionFit`).
-        let short = fit.span == .point ? 0 : max(0, observations.map { $0.distance - point.distance(to: $0.position) - $0.positionAccuracy }.min() ?? 0)
+        // Both are the levels' distances less the point's, each sentinel's place accuracy to spare.
+        let beyondLevels = observations.map { $0.distance - point.distance(to: $0.position) }
+        let miss = zip(observations, beyondLevels).map { observation, beyond in max(0, -beyond - observation.positionAccuracy) }.max() ?? 0
+        let short = fit.span == .point ? 0 : max(0, zip(observations, beyondLevels).map { $0.1 - $0.0.positionAccuracy }.min() ?? 0)
+        let lag = moving?.lag ?? 0
         let spread = (fit.spread * fit.spread + miss * miss + short * short + lag * lag).squareRoot()
         let scale = configuration.radiusScale(for: fit, receivers: observations.count)
         return FusedEstimate(latitude: place.latitude, longitude: place.longitude,

@@ -39,7 +39,7 @@ struct FuseBenchCommand: ParsableCommand {
     @Option(help: "Park every bike this many metres beyond the city's edge, heard by the four sentinels nearest it.")
     var beyond: Double?
     @Option(help: "Folder holding philotuxo/ (the shared RSSI data), for the fusion on real rows.")
-    var data = "../shared/data/rssi"
+    var data = BikebeaconBench.sharedRSSI
 
     func validate() throws {
         guard seconds > 0, rate > 0, sentinels > 0, bikes > 0, spacing > 0, (ridden ?? 1) > 0, (handover ?? 1) > 0, exponent > 0, (beyond ?? 0) >= 0 else {

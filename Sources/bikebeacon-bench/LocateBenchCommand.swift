@@ -26,7 +26,7 @@ struct LocateBenchCommand: ParsableCommand {
     )
 
     @Option(help: "Folder holding philotuxo/ (the shared RSSI data).")
-    var data = "../shared/data/rssi"
+    var data = BikebeaconBench.sharedRSSI
 
     @Option(help: "Also write each track's receivers and readings as `bikebeacon locate` reads them, into this folder.")
     var writeCsv: String?

@@ -21,7 +21,7 @@ struct ProximityBenchCommand: ParsableCommand {
     )
 
     @Option(help: "Folder holding herald/ and pcng/, and the extra sets if shared (relative paths start at the current directory); $BIKEBEACON_EXTRA_RSSI names another folder for the extra sets.")
-    var data = "../shared/data/rssi"
+    var data = BikebeaconBench.sharedRSSI
 
     func run() throws {
         let clock = Stopwatch()

@@ -16,7 +16,7 @@ struct RegionsBenchCommand: ParsableCommand {
     )
 
     @Option(help: "Folder holding philotuxo/ (the shared RSSI data).")
-    var data = "../shared/data/rssi"
+    var data = BikebeaconBench.sharedRSSI
 
     @Option(parsing: .unconditional, help: "Measured power for every stream, dBm at 1 m (iBeacon's usual default; no per-stream tuning).")
     var measuredPower = -59.0

@@ -162,8 +162,7 @@ public enum BorrowedSite {
             }
             readings.sort { $0.time < $1.time }
             guard var locator = try? Locator(receivers: receivers, configuration: configuration),
-                  var grouping = try? FixGrouping(receivers: receivers.map(\.id), window: configuration.window,
-                                                  longestWindow: configuration.longestWindow, interval: configuration.interval)
+                  var grouping = try? FixGrouping(receivers: receivers.map(\.id), configuration: configuration)
             else { return [] }
             let bounds = LocateAnchor.Bounds(lower: [-1, -1, 0], upper: [layout.width + 1, layout.depth + 1, 3])
             var errors = [[Double]](repeating: [], count: LocateBench.Result.methods.count)

@@ -26,11 +26,8 @@ extension FusionBench {
         var all: [Scored] = []
         var rows: [RoomTrack] = []
         for track in data.tracks {
-            guard var grouping = try? FixGrouping(receivers: data.sensors.map(\.id), window: configuration.window,
-                                                    longestWindow: configuration.longestWindow, interval: configuration.interval) else { continue }
             var scored: [Scored] = []
-            for row in track.rows {
-                guard let group = try? grouping.add(row.reading) else { continue }
+            for (group, truth) in LocateBench.fixes(data.sensors.map(\.id), configuration, track) {
                 let sightings = group.levels.map { level in
                     FusionSighting(sentinel: data.sensors[level.receiver].id, time: group.time, latitude: places[level.receiver].latitude,
                                    longitude: places[level.receiver].longitude, rssi: level.rssi)
@@ -38,8 +35,8 @@ extension FusionBench {
                 guard let estimate = SightingFusion.fuse(sightings, now: group.time, window: configuration.longestWindow, configuration: configuration),
                       let loudest = group.levels.max(by: { $0.rssi < $1.rssi }) else { continue }
                 let sensor = data.sensors[loudest.receiver]
-                scored.append((frame.point(latitude: estimate.latitude, longitude: estimate.longitude).distance(to: row.truth),
-                               PlanePoint(x: sensor.x, y: sensor.y).distance(to: row.truth), estimate.radius50, estimate.radius90))
+                scored.append((frame.point(latitude: estimate.latitude, longitude: estimate.longitude).distance(to: truth),
+                               PlanePoint(x: sensor.x, y: sensor.y).distance(to: truth), estimate.radius50, estimate.radius90))
             }
             rows.append(summary(track.name, scored))
             all += scored

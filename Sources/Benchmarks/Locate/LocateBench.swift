@@ -378,16 +378,18 @@ public enum LocateBench {
     /// The same fixes as the locator's, as the anchors take them.
     static func anchorInput(_ receivers: [Receiver], _ configuration: LocatorConfiguration, _ track: PhilotuxoPositions.Track,
                             sensors: [PhilotuxoPositions.Sensor]) -> [(nodes: [LocateAnchor.Node], truth: PlanePoint)] {
-        guard var grouping = try? FixGrouping(receivers: receivers.map(\.id), window: configuration.window,
-                                                longestWindow: configuration.longestWindow, interval: configuration.interval)
-        else { return [] }
-        var input: [(nodes: [LocateAnchor.Node], truth: PlanePoint)] = []
-        for row in track.rows {
-            guard let group = try? grouping.add(row.reading) else { continue }
-            let nodes = anchorNodes(group, receivers, configuration) { (sensors[$0].x, sensors[$0].y, sensors[$0].z) }
-            if !nodes.isEmpty { input.append((nodes, row.truth)) }
+        fixes(receivers.map(\.id), configuration, track).compactMap { fix in
+            let nodes = anchorNodes(fix.group, receivers, configuration) { (sensors[$0].x, sensors[$0].y, sensors[$0].z) }
+            return nodes.isEmpty ? nil : (nodes, fix.truth)
         }
-        return input
+    }
+
+    /// The track's readings grouped as the locator groups them (`receivers` by id, in the groups' order), each
+    /// group with the truth at the reading that made it.
+    static func fixes(_ receivers: [String], _ configuration: LocatorConfiguration,
+                      _ track: PhilotuxoPositions.Track) -> [(group: FixGrouping.Group, truth: PlanePoint)] {
+        guard var grouping = try? FixGrouping(receivers: receivers, configuration: configuration) else { return [] }
+        return track.rows.compactMap { row in (try? grouping.add(row.reading)).map { ($0, row.truth) } }
     }
 
     /// One fix's levels as the anchors take them: each receiver's place in 3-D (`place`, by its index)
