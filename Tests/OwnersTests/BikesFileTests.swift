@@ -97,9 +97,5 @@ struct BikesFileTests {
     }
 }
 
-/// A fresh empty directory, removed by the OS's tmp cleaning; unique per call.
-func temporaryDirectory() throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("bikebeacon-owners-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}
+/// A fresh empty directory, removed when the test process exits; unique per call.
+func temporaryDirectory() throws -> String { try TestDirectory.fresh("bikebeacon-owners").path }

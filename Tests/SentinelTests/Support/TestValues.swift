@@ -4,6 +4,7 @@ import Foundation
 import Proximity
 import Registry
 @testable import Sentinel
+import TestSupport
 
 /// Beacons from the design notes' real vectors, and helpers to make sightings and temp paths.
 enum TestValues {
@@ -22,12 +23,8 @@ enum TestValues {
         MissingBike(beacon: beacon, description: BikeDescription(make: make, model: "Ultimate", colour: "green"))
     }
 
-    /// A fresh directory under the system temp dir, for one test.
-    static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sentinel-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
+    /// A fresh directory for one test, removed when the test process exits.
+    static func temporaryDirectory() throws -> URL { try TestDirectory.fresh("sentinel-tests") }
 }
 
 extension TestValues {
