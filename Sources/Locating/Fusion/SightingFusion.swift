@@ -147,7 +147,7 @@ public enum SightingFusion {
         // Both are the levels' distances less the point's, each sentinel's place accuracy to spare.
         let beyondLevels = observations.map { $0.distance - point.distance(to: $0.position) }
         let miss = zip(observations, beyondLevels).map { observation, beyond in max(0, -beyond - observation.positionAccuracy) }.max() ?? 0
-        let short = fit.span == .point ? 0 : max(0, zip(observations, beyondLevels).map { $0.1 - $0.0.positionAccuracy }.min() ?? 0)
+        let short = fit.span == .point ? 0 : max(0, zip(observations, beyondLevels).map { observation, beyond in beyond - observation.positionAccuracy }.min() ?? 0)
         let lag = moving?.lag ?? 0
         let spread = (fit.spread * fit.spread + miss * miss + short * short + lag * lag).squareRoot()
         let scale = configuration.radiusScale(for: fit, receivers: observations.count)
