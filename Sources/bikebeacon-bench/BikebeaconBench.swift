@@ -26,6 +26,7 @@ struct BikebeaconBench: AsyncParsableCommand {
             MissingListApplyCommand.self,
             LocateBenchCommand.self,
             FuseBenchCommand.self,
+            IngestEstimateBenchCommand.self,
         ]
     )
 }

@@ -22,12 +22,16 @@ struct CitySeedCommand: AsyncParsableCommand {
             let store = SentinelStore(database: db)
             var tokens: [String] = []
             for n in 1...sentinels {
-                // A grid of about 10 km × 10 km around the centre of a city.
-                let latitude = 52.0 + Double(n % 100) * 0.001, longitude = 5.0 + Double(n / 100 % 100) * 0.0015
-                tokens.append(try await store.add(name: "bench-city-\(n)", latitude: latitude, longitude: longitude, now: now()).token)
+                let place = Self.place(n)
+                tokens.append(try await store.add(name: "bench-city-\(n)", latitude: place.latitude, longitude: place.longitude, now: now()).token)
             }
             return tokens
         }
         print(tokens.joined(separator: "\n"))
+    }
+
+    /// Sentinel `n`'s place: a grid of about 10 km × 10 km around the centre of a city.
+    static func place(_ n: Int) -> (latitude: Double, longitude: Double) {
+        (52.0 + Double(n % 100) * 0.001, 5.0 + Double(n / 100 % 100) * 0.0015)
     }
 }

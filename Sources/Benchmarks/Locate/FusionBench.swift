@@ -139,18 +139,18 @@ public enum FusionBench {
 
         var windowTotal = 0
         var baselineErrors: [Double] = []
-        let baselineStart = cpuSeconds()
+        let baselineStart = ProcessCPU.ownSeconds()
         replay(input, bikes: setup.bikes, window: setup.window) { heard, history, now in
             guard let loudest = history.max(by: { $0.rssi < $1.rssi }), let lat = loudest.latitude, let lon = loudest.longitude else { return }
             baselineErrors.append(frame.point(latitude: lat, longitude: lon).distance(to: heard.truth))
             windowTotal += history.count
         }
-        let baselineCPU = cpuSeconds() - baselineStart
+        let baselineCPU = ProcessCPU.ownSeconds() - baselineStart
 
         var took: [Double] = []
-        let fuseStart = cpuSeconds()
+        let fuseStart = ProcessCPU.ownSeconds()
         let fused = score(input, setup: setup, frame: frame, parked: false) { took.append($0) }
-        let fuseCPU = cpuSeconds() - fuseStart
+        let fuseCPU = ProcessCPU.ownSeconds() - fuseStart
         var again: [Double] = []
         replay(input, bikes: setup.bikes, window: setup.window) { _, history, now in
             again.append(timed { _ = SightingFusion.fuse(history, now: now, window: setup.window) })
@@ -259,6 +259,4 @@ public enum FusionBench {
         guard !values.isEmpty else { return .nan }
         return values.sorted()[values.count / 2]
     }
-
-    static func cpuSeconds() -> Double { LocateBench.cpuSeconds() }
 }

@@ -158,9 +158,9 @@ public enum LocateBench {
             let chosen = choose(on: training, receivers: receivers, base: base)
 
             let track = data.tracks[heldOut]
-            let before = cpuSeconds()
+            let before = ProcessCPU.ownSeconds()
             let ours = runOurs(receivers, chosen, track)
-            cpu[0] += cpuSeconds() - before
+            cpu[0] += ProcessCPU.ownSeconds() - before
             let plain = uncalibrated(receivers)
             let conditions = Condition.allCases.dropFirst().map { condition in
                 condition.receiverSets(plain, seed: UInt64(heldOut)).reduce(into: Run()) { run, subset in
@@ -173,9 +173,9 @@ public enum LocateBench {
             let groups = anchorInput(receivers, chosen, track, sensors: data.sensors)
             let bounds = box(data.sensors)
             for (m, anchor) in LocateAnchor.allCases.enumerated() {
-                let start = cpuSeconds()
+                let start = ProcessCPU.ownSeconds()
                 let points = groups.map { anchor.locate($0.nodes, bounds: bounds) }
-                cpu[m + 1] += cpuSeconds() - start
+                cpu[m + 1] += ProcessCPU.ownSeconds() - start
                 errors.append(zip(points, groups).map { $0.distance(to: $1.truth) })
             }
             estimates += groups.count
@@ -406,16 +406,5 @@ public enum LocateBench {
     static func box(_ sensors: [PhilotuxoPositions.Sensor]) -> LocateAnchor.Bounds {
         LocateAnchor.Bounds(lower: [(sensors.map(\.x).min() ?? 0) - 1, (sensors.map(\.y).min() ?? 0) - 1, 0],
                             upper: [(sensors.map(\.x).max() ?? 0) + 1, (sensors.map(\.y).max() ?? 0) + 1, 3])
-    }
-
-    /// User plus system CPU seconds of this process.
-    static func cpuSeconds() -> Double {
-        var usage = rusage()
-        #if canImport(Glibc)
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        #else
-        getrusage(RUSAGE_SELF, &usage)
-        #endif
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 }

@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -7,8 +9,19 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// CPU time of another process, such as a server child, read from /proc (Linux); nil elsewhere.
+/// CPU time of this process (getrusage), or of another, such as a server child, read from /proc (Linux; nil elsewhere).
 public enum ProcessCPU {
+    /// User plus system seconds this process has used so far.
+    public static func ownSeconds() -> Double {
+        var usage = rusage()
+        #if canImport(Glibc)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
     /// User plus system seconds that process `pid` has used so far.
     public static func seconds(pid: Int32) -> Double? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
