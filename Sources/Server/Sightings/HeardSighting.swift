@@ -33,10 +33,4 @@ extension HeardSighting {
                   home: SightingPrivacy.Home(rawValue: try row.decode(column: "sentinel_home", as: Int.self)) ?? .others,
                   reading: try SentinelReading(row: row))
     }
-
-    /// The row's time on the server's clock, epoch milliseconds: its stamp less its sentinel's stamp offset (none
-    /// without a heartbeat). Two columns, so rows outside the window are dropped before they are decoded whole.
-    static func serverTime(row: any SQLRow) throws -> Double {
-        Double(try row.decode(column: "time_ms", as: Int64.self)) - (try row.decodeOptional(column: "stamp_offset_s", as: Double.self) ?? 0) * 1000
-    }
 }

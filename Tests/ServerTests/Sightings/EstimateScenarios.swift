@@ -187,18 +187,19 @@ enum EstimateScenarios {
     /// A sentinel whose clock is off is not fused with others in the wrong window (#44): the window is on the server's
     /// clock. The library's heartbeat says its clock is 90 s fast, and it stamps by it (within 2 minutes of the
     /// server's, `SentinelHeartbeat.ownClockTolerance`); the station's says 4 minutes fast, so it stamps by the
-    /// server's clock (`ServerTime`) and nothing is taken off its stamps. The cafe's clock is right.
+    /// server's clock (`ServerTime`) and nothing is taken off its stamps. The market's is 110 s slow. The cafe's clock is right.
     static func clockOffsets(_ backend: Backend) async throws {
         let (harness, cafeToken, libraryToken) = try await cafeAndLibrary(backend)
         let (_, stationToken) = try await harness.sentinel("Station", latitude: cafe.latitude, longitude: 5.1221)
+        let (_, marketToken) = try await harness.sentinel("Market", latitude: library.latitude, longitude: 5.1221)
         try await harness.run { client in
-            for (token, offset) in [(cafeToken, 0.0), (libraryToken, 90), (stationToken, 240)] {
+            for (token, offset) in [(cafeToken, 0.0), (libraryToken, 90), (stationToken, 240), (marketToken, -110)] {
                 var beat = SentinelHealthTests.healthy
                 beat.clockOffsetSeconds = offset
                 #expect(try await HeartbeatScenarios.refresh(client, token, try HeartbeatScenarios.text(beat)).status == .ok)
             }
             let ann = try await client.owner("ann@example.org")
-            let beacons = [(Fixture.beaconA, 1), (Fixture.beaconB, 2), (Fixture.beaconC, 3)]
+            let beacons = [(Fixture.beaconA, 1), (Fixture.beaconB, 2), (Fixture.beaconC, 3), (Fixture.beaconA, 4)]
             var bikes: [Bike] = []
             for (beacon, minor) in beacons {
                 let bike = try await client.bike(ann, name: "Bike \(minor)", beacon: beacon, major: 1, minor: minor)
@@ -237,6 +238,14 @@ enum EstimateScenarios {
             try await heard(2, by: stationToken, at: "2026-11-21T09:55:30Z")
             let station = try await estimate(2)
             #expect(station.sources == 2 && station.at == "2026-11-21T10:00:00.000Z", "\(station)")
+
+            // The market's clock is 110 s slow: stamped 6 min 40 s before the cafe's, heard 4 min 50 s before it, so in its
+            // window. The query reads back from the newest stamp's server time by the window and the clock tolerance,
+            // for a stamp can be that much before its server time (by the window alone, this sighting was left out).
+            try await heard(3, by: cafeToken, at: "2026-11-21T10:00:00Z")
+            try await heard(3, by: marketToken, at: "2026-11-21T09:53:20Z")
+            let market = try await estimate(3)
+            #expect(market.sources == 2 && market.at == "2026-11-21T10:00:00.000Z", "\(market)")
         }
     }
 
