@@ -36,14 +36,19 @@ struct WebhookWorker: Service {
         var seen = await signal.count(.deliveries)
         while !Task.isCancelled {
             var sleep = Self.idleCheck
+            // A shutdown cancels a check midway: nothing failed, and what was due stays queued.
             do {
                 try await deliverDue()
+            } catch is CancellationError {
+                return
             } catch {
                 logger.error("webhook queue check failed; retrying shortly", metadata: ["error": "\(error)"])
                 sleep = 1000
             }
             do {
                 try await notifications.deliverDue()
+            } catch is CancellationError {
+                return
             } catch {
                 logger.error("notification queue check failed; retrying shortly", metadata: ["error": "\(error)"])
                 sleep = 1000
