@@ -47,7 +47,7 @@ struct SightingEstimates: Sendable {
     /// `b.id`, SQLite sorted them (`bikebeacon-bench ingest-estimate`). Reading each sentinel once in a second query
     /// instead of joining it to every row saved as much in SQLite as the second query cost. A CTE that drew the
     /// server-clock line in SQL took three times as long to prepare as this query (a window function, two and a half);
-    /// so the line is drawn here, on two columns a row, and only rows within `window` of the newest on the server's
+    /// so the line is drawn here, on one column a row (`server_ms`), and only rows within `window` of the newest on the server's
     /// clock (and a millisecond: the fusion draws the exact line) are decoded whole. The LIMIT is a literal: SQLite
     /// (3.54) marks a bound LIMIT to be prepared again when it is bound, which SQLiteNIO's prepare-then-bind always
     /// does, so a bound one costs a second prepare.
