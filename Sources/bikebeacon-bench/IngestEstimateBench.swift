@@ -49,22 +49,16 @@ struct IngestEstimateBench {
 
     func run(directory: URL) async throws -> [Level] {
         let clock = InjectedClock(start: 1_795_000_000_000)
-        let on = try await Self.server(directory: directory, name: "on", estimate: true, clock: clock)
-        let off = try await Self.server(directory: directory, name: "off", estimate: false, clock: clock)
-        do {
-            let levels = try await on.app.test(.router) { onClient in
-                try await off.app.test(.router) { offClient in
-                    try await measure(on: Side(client: onClient, database: on.database), off: Side(client: offClient, database: off.database),
-                                      clock: clock)
+        let logger = Self.logger
+        return try await BenchDatabase.with("sqlite://" + directory.appendingPathComponent("on.sqlite").path, logger: logger, now: clock.now) { onDB in
+            try await BenchDatabase.with("sqlite://" + directory.appendingPathComponent("off.sqlite").path, logger: logger, now: clock.now) { offDB in
+                let on = try await Self.server(onDB, estimate: true, clock: clock), off = try await Self.server(offDB, estimate: false, clock: clock)
+                return try await on.test(.router) { onClient in
+                    try await off.test(.router) { offClient in
+                        try await measure(on: Side(client: onClient, database: onDB), off: Side(client: offClient, database: offDB), clock: clock)
+                    }
                 }
             }
-            await on.database.shutdown()
-            await off.database.shutdown()
-            return levels
-        } catch {
-            await on.database.shutdown()
-            await off.database.shutdown()
-            throw error
         }
     }
 
@@ -198,18 +192,19 @@ struct IngestEstimateBench {
                             event: "arrived", time: stamp, firstSeen: stamp, lastSeen: stamp, rssi: rssi, distance: 1.5, zone: "near")
     }
 
-    private static func server(directory: URL, name: String, estimate: Bool,
-                               clock: InjectedClock) async throws -> (app: some ApplicationProtocol, database: Database) {
+    private static let logger: Logger = {
         var logger = Logger(label: "bikebeacon-bench-ingest-estimate")
         logger.logLevel = .warning
+        return logger
+    }()
+
+    private static func server(_ database: Database, estimate: Bool, clock: InjectedClock) async throws -> some ApplicationProtocol {
         var options = ServerOptions(host: "127.0.0.1", port: 0, bcryptCost: 4,
                                     sentinelRateLimit: RateLimit(perSecond: 1_000_000_000, burst: 1_000_000_000), now: { clock.now })
         options.signupLimit = RateLimit(perSecond: 1_000_000, burst: 1_000_000)
         options.newTagHold = NewTagHold(hours: 0)
         options.estimatesOnIngest = estimate
-        let path = directory.appendingPathComponent(name + ".sqlite").path
-        let database = try await BikebeaconServer.openDatabase(.sqlite(path: path), logger: logger, now: clock.now)
-        return (try await BikebeaconServer.makeApplication(database: database, options: options, logger: logger), database)
+        return try await BikebeaconServer.makeApplication(database: database, options: options, logger: logger)
     }
 
     static let heartbeat = #"{"version":"0.1.0","uptimeSeconds":3600,"backend":"dbus","adapterPresent":true,"adapterPowered":true,"scanning":true,"intervalSeconds":60,"reports":900,"iBeacons":3,"lastReportAgeSeconds":0.5,"missingInRange":0,"outboxDepth":0,"clockOffsetSeconds":0.4,"diskFreeBytes":10000000000,"diskTotalBytes":30000000000,"pathLoss":{"calibration":"onePoint","exponent":1.5,"nearFieldExponent":2}}"#
