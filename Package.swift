@@ -138,8 +138,7 @@ let package = Package(
         ),
         // What the command line prints: report lines and tables, stderr, and the terminal the range view draws on.
         .target(name: "Console", dependencies: ["Beacon", "Scanning", "Owners", .product(name: "Logging", package: "swift-log")]),
-        // A throwaway bikebeacon-server child on a free loopback port: the demo's, and the tests' free port;
-        // and the demo's SMTP catcher for the server's mails.
+        // A throwaway bikebeacon-server child on a free loopback port, and an SMTP catcher for its mails: the demo's.
         .target(name: "LocalServer", dependencies: [
             "ServerClient", "Subprocesses", .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -236,6 +235,7 @@ let package = Package(
             name: "bikebeacon-server",
             dependencies: [
                 "Server", "Mail", "BikebeaconAPI",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -6,9 +6,6 @@ import Foundation
 import ServerClient
 import Subprocesses
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A throwaway `bikebeacon-server` on a free loopback port, for the demo (SQLite in a temp dir) and
 /// the benchmarks (replicas on one database). A child process rather than linking the server into
@@ -61,7 +58,8 @@ public final class LocalServer: Sendable {
     public init(binary: String, directory: URL, database: String? = nil, name: String = "server", options: [String] = []) throws {
         self.binary = binary
         self.database = database ?? "sqlite://" + directory.appendingPathComponent("demo.sqlite").path
-        let port = try Self.freePort()
+        let port: Int
+        do { port = try LoopbackPort.free() } catch { throw LocalServerError(error.description) }
         baseURL = "http://127.0.0.1:\(port)"
         log = directory.appendingPathComponent(name + ".log")
         guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw LocalServerError("cannot create \(log.path)") }
@@ -98,24 +96,6 @@ public final class LocalServer: Sendable {
         let status = child.wait()
         guard status == 0 else { throw LocalServerError("bikebeacon-server \(arguments.prefix(2).joined(separator: " ")) failed (exit \(status))") }
         return String(decoding: output, as: UTF8.self)
-    }
-
-    /// A port the kernel has just handed out on loopback (and taken back): for this server and
-    /// for the tests' servers and brokers.
-    public static func freePort() throws(LocalServerError) -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw LocalServerError("cannot open a socket to find a free port") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw LocalServerError("cannot find a free port on 127.0.0.1") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 

@@ -3,6 +3,7 @@ import BikebeaconAPI
 import Foundation
 import Logging
 import Mail
+import NIOCore
 import NIOSSL
 import Server
 
@@ -136,11 +137,24 @@ struct Serve: AsyncParsableCommand {
         do {
             let app = try await BikebeaconServer.makeApplication(database: db, options: options, logger: logger)
             try await app.runService()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            await db.shutdown()
+            throw PortInUse(host: host, port: port)
         } catch {
             await db.shutdown()
             throw error
         }
         await db.shutdown()
+    }
+}
+
+/// NIO's own words ("bind(descriptor:ptr:bytes:): Address already in use") name neither the
+/// address nor what to do.
+struct PortInUse: Error, CustomStringConvertible {
+    var host: String
+    var port: Int
+    var description: String {
+        "cannot listen on \(host):\(port): another program already has that port (another bikebeacon-server still running?); stop it, or give another --port"
     }
 }
 

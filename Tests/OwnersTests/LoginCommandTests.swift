@@ -65,7 +65,7 @@ struct AccountServer {
 
     static func start() async throws -> AccountServer {
         let directory = try temporaryDirectory()
-        let port = try LocalServer.freePort()
+        let port = try LoopbackPort.free()
         let log = directory + "/server.log"
         let process = try ChildProcess.spawn(Paths.executable("bikebeacon-server").path,
                                              ["serve", "--host", "127.0.0.1", "--port", String(port),

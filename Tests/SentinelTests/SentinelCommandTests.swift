@@ -68,7 +68,7 @@ import Subprocesses
 
     @Test func servesMetricsThenStopsCleanlyOnSIGTERMKeepingTheQueue() async throws {
         let dir = try Self.stateDirectory(missing: [TestValues.bike(SentinelCoreTests.missing)])
-        let port = try LocalServer.freePort()
+        let port = try LoopbackPort.free()
         let config = try Self.config(dir, extra: "metrics: {port: \(port)}")
         let err = dir.appendingPathComponent("sentinel.err")
         let process = try ChildProcess.spawn(Paths.executable("bikebeacon").path,

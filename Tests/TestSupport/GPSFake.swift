@@ -25,7 +25,7 @@ public final class GPSFake: @unchecked Sendable {
         }
         self.log = log
         self.cycle = cycle
-        self.port = try port ?? Self.freePort()
+        self.port = try port ?? LoopbackPort.free()
         try start()
     }
 
@@ -131,12 +131,6 @@ public final class GPSFake: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(10)
         while process.isRunning || acceptsConnections(port: port), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         if let directory { try? FileManager.default.removeItem(at: directory) }
-    }
-
-    static func freePort() throws -> Int {
-        let held = try RefusingPort()
-        defer { held.close() }
-        return held.port
     }
 
     static func which(_ tool: String) -> String? {

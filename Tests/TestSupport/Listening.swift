@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Subprocesses
 
 /// A TCP connection to 127.0.0.1:`port`: its descriptor (the caller closes it), or nil when nothing accepts it.
 public func connectToLoopback(port: Int) -> Int32? {
@@ -35,7 +36,7 @@ public struct RefusingPort: Sendable {
     public init() throws(HarnessError) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("cannot open a socket to hold a refusing port") }
-        guard let port = bindLoopback(fd, port: 0) else {
+        guard let port = LoopbackPort.bind(fd, port: 0) else {
             Glibc.close(fd)
             throw HarnessError("cannot bind a refusing port on 127.0.0.1")
         }
@@ -45,30 +46,6 @@ public struct RefusingPort: Sendable {
 
     /// Gives the port back; call it once, when the test no longer needs it refused.
     public func close() { _ = Glibc.close(fd) }
-}
-
-/// A free loopback port below the kernel's ephemeral range (32768 up), for a listener the server binds later. A port
-/// from a free-port helper is an ephemeral one, and on a full parallel run another test's server binding port 0 could
-/// be given it in between; none is given a port below that range.
-public func portBelowTheEphemeralRange() throws(HarnessError) -> Int {
-    for _ in 0..<100 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw HarnessError("cannot open a socket to find a free port") }
-        let port = bindLoopback(fd, port: Int.random(in: 20_000..<32_768))
-        Glibc.close(fd)
-        if let port { return port }
-    }
-    throw HarnessError("no free port on 127.0.0.1 between 20000 and 32767 in 100 tries")
-}
-
-/// Binds `fd` to 127.0.0.1:`port` (0: any free one); the port bound, or nil.
-private func bindLoopback(_ fd: Int32, port: Int) -> Int? {
-    var address = loopbackAddress(port: port)
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-    }
-    return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
 }
 
 /// 127.0.0.1:`port` as the socket calls take it.

@@ -159,7 +159,7 @@ struct HeartbeatWireTests {
     @Test func theHeartbeatLeavesEvenWhenTheListCannotBeParsed() async throws {
         let dir = try TestValues.temporaryDirectory()
         let seen = dir.appendingPathComponent("heartbeat.json").path
-        let port = try LocalServer.freePort()
+        let port = try LoopbackPort.free()
         let script = """
             import http.server, sys
             class H(http.server.BaseHTTPRequestHandler):

@@ -25,10 +25,13 @@ final class ServerHarness: @unchecked Sendable {
     let port: Int
     let database: String
     let extraArguments: [String]
+    /// The server's log, whose tail a failed start shows.
+    let log: URL
     private var process: ChildProcess?
 
     init(directory: URL, extraArguments: [String] = []) throws {
-        port = try LocalServer.freePort()
+        port = try LoopbackPort.free()
+        log = directory.appendingPathComponent("server.log")
         database = "sqlite://" + directory.appendingPathComponent("server.sqlite").path
         self.extraArguments = extraArguments
     }
@@ -54,14 +57,18 @@ final class ServerHarness: @unchecked Sendable {
         // The scenarios mark bikes missing right after registering them: no hold on new tags (the server suite tests it).
         let process = try ChildProcess.spawn(binary.path, ["serve", "--host", "127.0.0.1", "--port", "\(port)", "--database", database,
                                                            "--bcrypt-cost", "4", "--new-tag-hold", "0"] + extraArguments,
-                                             stdout: .discard, stderr: .discard)
+                                             stdout: .discard, stderr: .file(log.path))
         self.process = process
         // 60 s: in a full parallel test run on two cores a debug server's start once took more than 20.
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             // A short timeout: the HTTP client retries a refused connection until its deadline.
             if let (status, _) = try? await request(.GET, "/healthz", timeout: .milliseconds(500)), status == 200 { return }
-            guard process.isRunning else { throw HarnessError("the server exited (status \(process.wait())) before it answered /healthz") }
+            guard process.isRunning else {
+                let status = process.wait()
+                let tail = (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n").suffix(5).joined(separator: "\n") ?? ""
+                throw HarnessError("the server on port \(port) exited (status \(status)) before it answered /healthz; its log ends:\n\(tail)")
+            }
             try await Task.sleep(for: .milliseconds(100))
         }
         throw HarnessError("the server did not answer /healthz within 60 s, still running")

@@ -32,7 +32,7 @@ enum ShutdownScenarios {
     }
 
     private static func stopsWithStreamsOpen(_ harness: Harness) async throws {
-        let port = try LocalServer.freePort()
+        let port = try LoopbackPort.free()
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("bikebeacon-shutdown-\(UUID().uuidString).log")
         try #require(FileManager.default.createFile(atPath: log.path, contents: nil))
         defer { try? FileManager.default.removeItem(at: log) }

@@ -4,6 +4,7 @@ import Foundation
 import Mail
 import NIOSSL
 import SQLKit
+import Subprocesses
 import Testing
 import TestSupport
 @testable import Server
@@ -98,7 +99,7 @@ enum MailScenarios {
     /// same port, so the port is below the ephemeral range: one the kernel picked was once given to another test's
     /// listener during the outage, and the sink could not come back.
     static func smtpOutage(_ backend: Backend) async throws {
-        let first = try await SMTPSink.start(security: .starttls, port: try portBelowTheEphemeralRange())
+        let first = try await SMTPSink.start(security: .starttls, port: try LoopbackPort.free())
         let port = first.port
         await first.shutDown()
         let clock = Clock(start: Fixture.afterSightings)

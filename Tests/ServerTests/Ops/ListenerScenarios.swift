@@ -7,6 +7,7 @@ import Hummingbird
 import HummingbirdTesting
 import LocalServer
 import NIOCore
+import Subprocesses
 import Testing
 import TestSupport
 @testable import Server
@@ -18,7 +19,7 @@ enum ListenerScenarios {
     static func metricsOnTheirOwnListener(_ backend: Backend) async throws {
         // Not an ephemeral port, which another test's server binding port 0 could be given in between: the metrics listener
         // then cannot bind, the whole server stops, and the test fails ("I/O on closed channel" once in a full local run).
-        let metricsPort = try portBelowTheEphemeralRange()
+        let metricsPort = try LoopbackPort.free()
         let harness = try await Harness.make(backend, options: Harness.testOptions { $0.metricsPort = metricsPort })
         try await harness.run(.live) { client in
             expectError(try await client.send(.get, "/metrics"), .notFound, "not_found")
