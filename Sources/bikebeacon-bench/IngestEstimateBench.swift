@@ -43,6 +43,19 @@ struct IngestEstimateBench {
         var withEstimate: Double
         var without: Double
         var sightings: Int
+        /// Each chunk's CPU seconds a sighting with the estimate, less without: their spread says how far the level's
+        /// difference can be trusted.
+        var chunkDifferences: [Double] = []
+
+        /// Twice the standard error of the chunks' mean difference, CPU seconds a sighting (about a 95 % interval);
+        /// nil with fewer than two chunks.
+        var uncertainty: Double? {
+            let n = Double(chunkDifferences.count)
+            guard n >= 2 else { return nil }
+            let mean = chunkDifferences.reduce(0, +) / n
+            let variance = chunkDifferences.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / (n - 1)
+            return 2 * (variance / n).squareRoot()
+        }
     }
 
     let setup: Setup
@@ -99,6 +112,7 @@ struct IngestEstimateBench {
                 let chunkEnd = clock.now + Int64(count) * batchStep
                 // Each goes first in turn, so neither always finds the other's work in the caches.
                 let order = level.sightings / (setup.chunk * setup.batch) % 2 == 0 ? [0, 1] : [1, 0]
+                var difference = 0.0
                 for side in order {
                     let server = side == 0 ? on : off
                     let cpu = try await Self.cpuSeconds {
@@ -108,7 +122,9 @@ struct IngestEstimateBench {
                         }
                     }
                     if side == 0 { level.withEstimate += cpu } else { level.without += cpu }
+                    difference += side == 0 ? cpu : -cpu
                 }
+                level.chunkDifferences.append(difference / Double(count * setup.batch))
                 clock.set(chunkEnd)
                 // Every sentinel's heartbeat once a minute, to both alike, outside the measured POSTs.
                 while nextHeartbeat + 60_000 <= clock.now {

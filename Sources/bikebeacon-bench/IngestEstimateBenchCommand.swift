@@ -38,12 +38,14 @@ struct IngestEstimateBenchCommand: AsyncParsableCommand {
         print("bench ingest-estimate: SQLite, \(sentinels) sentinels, \(bikes) missing bikes, \(fmt(rate, 0)) sightings/s in batches of \(batch), "
             + "\(levels) levels of \(fmt(levelSeconds, 0)) s (injected clock)")
         let results = try await IngestEstimateBench(setup: setup).run(directory: directory)
-        print("| after | sightings in a bike's window | CPU µs a sighting, with the estimate | without | ratio | the estimate at \(fmt(rate, 0)) sightings/s |")
+        print("| after | sightings in a bike's window | CPU µs a sighting, with the estimate | without | ratio "
+            + "| the estimate at \(fmt(rate, 0)) sightings/s, ± twice the standard error of its chunks |")
         print("| --- | --- | --- | --- | --- | --- |")
         for level in results {
             let with = level.withEstimate / Double(level.sightings) * 1e6, without = level.without / Double(level.sightings) * 1e6
+            let spread = level.uncertainty.map { " ± " + fmt($0 * rate * 100, 2) } ?? ""
             print("| \(fmt(level.upTo, 0)) s | \(fmt(level.perWindow, 1)) | \(fmt(with, 0)) | \(fmt(without, 0)) | \(fmt(with / without, 2)) "
-                + "| \(fmt((with - without) * rate / 1e4, 2)) % of a core |")
+                + "| \(fmt((with - without) * rate / 1e4, 2))\(spread) % of a core |")
         }
     }
 }
