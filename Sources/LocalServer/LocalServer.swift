@@ -13,8 +13,10 @@ import Synchronization
 public final class LocalServer: Sendable {
     public let binary: String
     public let database: String
-    public let baseURL: String
     private let arguments: [String]
+    /// Drawn when the server starts rather than when it is made, so the sentinels enrolled in between
+    /// leave another process no time to take it.
+    private let port = Mutex(0)
     private let child = Mutex<ChildProcess?>(nil)
     private let log: URL
 
@@ -58,17 +60,20 @@ public final class LocalServer: Sendable {
     public init(binary: String, directory: URL, database: String? = nil, name: String = "server", options: [String] = []) throws {
         self.binary = binary
         self.database = database ?? "sqlite://" + directory.appendingPathComponent("demo.sqlite").path
-        let port: Int
-        do { port = try LoopbackPort.free() } catch { throw LocalServerError(error.description) }
-        baseURL = "http://127.0.0.1:\(port)"
         log = directory.appendingPathComponent(name + ".log")
         guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw LocalServerError("cannot create \(log.path)") }
         // bcrypt cost 4: the demo's one password need not cost a second of the newcomer's time.
-        arguments = ["serve", "--port", String(port), "--database", self.database, "--bcrypt-cost", "4"] + options
+        arguments = ["serve", "--database", self.database, "--bcrypt-cost", "4"] + options
     }
 
+    /// Where the server listens, once started.
+    public var baseURL: String { "http://127.0.0.1:\(port.withLock { $0 })" }
+
     public func start() async throws {
-        let process = try ChildProcess.spawn(binary, arguments, stdout: .file(log.path), stderr: .file(log.path))
+        let chosen: Int
+        do { chosen = try LoopbackPort.free() } catch { throw LocalServerError(error.description) }
+        port.withLock { $0 = chosen }
+        let process = try ChildProcess.spawn(binary, arguments + ["--port", String(chosen)], stdout: .file(log.path), stderr: .file(log.path))
         child.withLock { $0 = process }
         let anonymous = ServerConnection(baseURL: baseURL, token: "")
         for _ in 0..<100 {

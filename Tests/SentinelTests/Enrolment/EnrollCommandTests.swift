@@ -18,9 +18,9 @@ struct EnrollCommandTests {
     @Test func enrolsWithTheURLAndWritesAWorkingConfig() async throws {
         let dir = try TestValues.temporaryDirectory()
         let server = try ServerHarness(directory: dir)
-        let enrolment = try await server.enrolWithCode(name: "Cafe Rosa")
         try await server.start()
         defer { server.stop() }
+        let enrolment = try await server.enrolWithCode(name: "Cafe Rosa")
         let etc = dir.appendingPathComponent("etc")
         try FileManager.default.createDirectory(at: etc, withIntermediateDirectories: true)
         let config = etc.appendingPathComponent("sentinel.yaml").path
@@ -85,9 +85,9 @@ struct EnrollCommandTests {
     @Test func anExistingConfigIsRefusedWithoutSpendingTheCode() async throws {
         let dir = try TestValues.temporaryDirectory()
         let server = try ServerHarness(directory: dir)
-        let enrolment = try await server.enrolWithCode(name: "Garage")
         try await server.start()
         defer { server.stop() }
+        let enrolment = try await server.enrolWithCode(name: "Garage")
         let config = dir.appendingPathComponent("sentinel.yaml").path
         let mine = "server:\n  url: https://other.example\n  token: bbs_mine\n"
         try mine.write(toFile: config, atomically: true, encoding: .utf8)
@@ -119,10 +119,10 @@ struct EnrollCommandTests {
     @Test func replacesThePackagesExampleAndFollowsARotation() async throws {
         let dir = try TestValues.temporaryDirectory()
         let server = try ServerHarness(directory: dir)
-        let first = try await server.enrolWithCode(name: "Bus stop")
-        let rotated = try await server.rotateWithCode(name: "Bus stop")
         try await server.start()
         defer { server.stop() }
+        let first = try await server.enrolWithCode(name: "Bus stop")
+        let rotated = try await server.rotateWithCode(name: "Bus stop")
         let config = dir.appendingPathComponent("sentinel.yaml").path
         try FileManager.default.copyItem(atPath: Paths.repository.appendingPathComponent("deploy/sentinel.example.yaml").path, toPath: config)
 

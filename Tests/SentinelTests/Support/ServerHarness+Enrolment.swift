@@ -22,6 +22,7 @@ extension ServerHarness {
 
     private func enrolment(_ arguments: [String]) async throws -> Enrolment {
         guard let binary = Self.binary else { throw HarnessError("no bikebeacon-server binary") }
+        guard port != 0 else { throw HarnessError("start the server first: the enrolment URL carries the port it listens on") }
         let result = try await run(path: binary.path, arguments + ["--public-url", url, "--database", database])
         let prefix = "on the sentinel run: sudo bikebeacon enroll "
         guard result.status == 0, let line = result.lines.first(where: { $0.hasPrefix(prefix) }), let token = result.lines.last else {

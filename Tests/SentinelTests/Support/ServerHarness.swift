@@ -10,8 +10,10 @@ import NIOHTTP1
 import Subprocesses
 import TestSupport
 
-/// The real `bikebeacon-server` as a child process on a free loopback port with a SQLite file,
-/// and an owner talking to it over HTTP.
+/// The real `bikebeacon-server` as a child process on a loopback port with a SQLite file, and an
+/// owner talking to it over HTTP. The server binds port 0 and the harness reads the port it got
+/// from its log: a port chosen here and bound later by the server was once taken meanwhile by
+/// another test's server, whose /healthz then answered for it (a full parallel run).
 final class ServerHarness: @unchecked Sendable {
     /// The built server (beside this package's products), or `$BIKEBEACON_SERVER_BINARY`.
     static let binary: URL? = {
@@ -22,7 +24,8 @@ final class ServerHarness: @unchecked Sendable {
 
     static var isAvailable: Bool { binary != nil }
 
-    let port: Int
+    /// The port the server listens on, from its first start (a restart binds it again); 0 before.
+    private(set) var port = 0
     let database: String
     let extraArguments: [String]
     /// The server's log, whose tail a failed start shows.
@@ -30,7 +33,6 @@ final class ServerHarness: @unchecked Sendable {
     private var process: ChildProcess?
 
     init(directory: URL, extraArguments: [String] = []) throws {
-        port = try LoopbackPort.free()
         log = directory.appendingPathComponent("server.log")
         database = "sqlite://" + directory.appendingPathComponent("server.sqlite").path
         self.extraArguments = extraArguments
@@ -55,6 +57,7 @@ final class ServerHarness: @unchecked Sendable {
     func start() async throws {
         guard let binary = Self.binary else { throw HarnessError("no bikebeacon-server binary") }
         // The scenarios mark bikes missing right after registering them: no hold on new tags (the server suite tests it).
+        let logged = (try? FileManager.default.attributesOfItem(atPath: log.path)[.size] as? Int) ?? 0
         let process = try ChildProcess.spawn(binary.path, ["serve", "--host", "127.0.0.1", "--port", "\(port)", "--database", database,
                                                            "--bcrypt-cost", "4", "--new-tag-hold", "0"] + extraArguments,
                                              stdout: .discard, stderr: .file(log.path))
@@ -62,16 +65,25 @@ final class ServerHarness: @unchecked Sendable {
         // 60 s: in a full parallel test run on two cores a debug server's start once took more than 20.
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
+            if port == 0 { port = listeningPort(loggedSince: logged) ?? 0 }
             // A short timeout: the HTTP client retries a refused connection until its deadline.
-            if let (status, _) = try? await request(.GET, "/healthz", timeout: .milliseconds(500)), status == 200 { return }
+            if port != 0, let (status, _) = try? await request(.GET, "/healthz", timeout: .milliseconds(500)), status == 200 { return }
             guard process.isRunning else {
                 let status = process.wait()
                 let tail = (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n").suffix(5).joined(separator: "\n") ?? ""
-                throw HarnessError("the server on port \(port) exited (status \(status)) before it answered /healthz; its log ends:\n\(tail)")
+                throw HarnessError("the server exited (status \(status)) before it answered /healthz; its log (\(log.path)) ends:\n\(tail)")
             }
             try await Task.sleep(for: .milliseconds(100))
         }
         throw HarnessError("the server did not answer /healthz within 60 s, still running")
+    }
+
+    /// The port in Hummingbird's "Server started and listening on 127.0.0.1:PORT", logged after byte `offset`.
+    private func listeningPort(loggedSince offset: Int) -> Int? {
+        guard let data = FileManager.default.contents(atPath: log.path), data.count > offset else { return nil }
+        let text = String(decoding: data.dropFirst(offset), as: UTF8.self)
+        guard let range = text.range(of: "listening on 127.0.0.1:") else { return nil }
+        return Int(text[range.upperBound...].prefix { $0.isNumber })
     }
 
     /// Kills the server outright (SIGKILL): the harshest outage, and no wait for the shared
