@@ -75,7 +75,8 @@ final class ServerHarness: @unchecked Sendable {
             }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw HarnessError("the server did not answer /healthz within 60 s, still running")
+        throw HarnessError(port == 0 ? "the server logged no 'listening on 127.0.0.1:PORT' within 60 s, still running; see \(log.path)"
+                                     : "the server did not answer /healthz on port \(port) within 60 s, still running")
     }
 
     /// The port in Hummingbird's "Server started and listening on 127.0.0.1:PORT", logged after byte `offset`.
