@@ -19,9 +19,8 @@ struct SentinelSweep: Service {
                     let notified = try await store.sweep(now: now())
                     await store.database.events.signal(accounts: notified)
                     try await alerts.claimDue()
-                } catch is CancellationError {
-                    return
                 } catch {
+                    if Task.isCancelled { return }
                     logger.error("sentinel health sweep failed; retrying at the next pass: silent sentinels are noticed (and alerts sent) late",
                                  metadata: ["error": "\(error)"])
                 }

@@ -39,17 +39,15 @@ struct WebhookWorker: Service {
             // A shutdown cancels a check midway: nothing failed, and what was due stays queued.
             do {
                 try await deliverDue()
-            } catch is CancellationError {
-                return
             } catch {
+                if Task.isCancelled { return }
                 logger.error("webhook queue check failed; retrying shortly", metadata: ["error": "\(error)"])
                 sleep = 1000
             }
             do {
                 try await notifications.deliverDue()
-            } catch is CancellationError {
-                return
             } catch {
+                if Task.isCancelled { return }
                 logger.error("notification queue check failed; retrying shortly", metadata: ["error": "\(error)"])
                 sleep = 1000
             }
