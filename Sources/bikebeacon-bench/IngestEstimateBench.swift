@@ -35,25 +35,32 @@ struct IngestEstimateBench {
     }
 
     struct Level: Sendable {
+        /// One chunk's CPU seconds (user plus system) the POSTs of sightings took, each server.
+        struct Chunk: Sendable {
+            var withEstimate: Double
+            var without: Double
+            var sightings: Int
+        }
+
         /// The injected clock's seconds since the first sighting, at the level's end.
-        var upTo: Double
+        var upTo = 0.0
         /// Sightings of a bike in its 300 s window, on average, at the level's end.
-        var perWindow: Double
-        /// CPU seconds (user plus system) the POSTs of sightings took, each server.
-        var withEstimate: Double
-        var without: Double
-        var sightings: Int
-        /// Each chunk's CPU seconds a sighting with the estimate, less without: their spread says how far the level's
-        /// difference can be trusted.
-        var chunkDifferences: [Double] = []
+        var perWindow = 0.0
+        /// Paired: the spread of their differences says how far the level's difference can be trusted.
+        var chunks: [Chunk] = []
+
+        var withEstimate: Double { chunks.reduce(0) { $0 + $1.withEstimate } }
+        var without: Double { chunks.reduce(0) { $0 + $1.without } }
+        var sightings: Int { chunks.reduce(0) { $0 + $1.sightings } }
 
         /// Twice the standard error of the chunks' mean difference, CPU seconds a sighting (about a 95 % interval);
         /// nil with fewer than two chunks.
         var uncertainty: Double? {
-            let n = Double(chunkDifferences.count)
+            let differences = chunks.map { ($0.withEstimate - $0.without) / Double($0.sightings) }
+            let n = Double(differences.count)
             guard n >= 2 else { return nil }
-            let mean = chunkDifferences.reduce(0, +) / n
-            let variance = chunkDifferences.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / (n - 1)
+            let mean = differences.reduce(0, +) / n
+            let variance = differences.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / (n - 1)
             return 2 * (variance / n).squareRoot()
         }
     }
@@ -95,7 +102,7 @@ struct IngestEstimateBench {
         var nextHeartbeat = clock.now
         let start = clock.now
         for _ in 0..<setup.levels {
-            var level = Level(upTo: 0, perWindow: 0, withEstimate: 0, without: 0, sightings: 0)
+            var level = Level()
             var done = 0
             while done < batchesPerLevel {
                 let count = min(setup.chunk, batchesPerLevel - done)
@@ -111,20 +118,17 @@ struct IngestEstimateBench {
                 }
                 let chunkEnd = clock.now + Int64(count) * batchStep
                 // Each goes first in turn, so neither always finds the other's work in the caches.
-                let order = level.sightings / (setup.chunk * setup.batch) % 2 == 0 ? [0, 1] : [1, 0]
-                var difference = 0.0
-                for side in order {
+                var cpu = [0.0, 0.0]
+                for side in level.chunks.count % 2 == 0 ? [0, 1] : [1, 0] {
                     let server = side == 0 ? on : off
-                    let cpu = try await Self.cpuSeconds {
+                    cpu[side] = try await Self.cpuSeconds {
                         for (time, sentinel, body) in chunk {
                             clock.set(time)
                             try await post(body, token: tokens[side][sentinel], to: server)
                         }
                     }
-                    if side == 0 { level.withEstimate += cpu } else { level.without += cpu }
-                    difference += side == 0 ? cpu : -cpu
                 }
-                level.chunkDifferences.append(difference / Double(count * setup.batch))
+                level.chunks.append(Level.Chunk(withEstimate: cpu[0], without: cpu[1], sightings: count * setup.batch))
                 clock.set(chunkEnd)
                 // Every sentinel's heartbeat once a minute, to both alike, outside the measured POSTs.
                 while nextHeartbeat + 60_000 <= clock.now {
@@ -133,7 +137,6 @@ struct IngestEstimateBench {
                     try await heartbeats(off, tokens: tokens[1])
                 }
                 done += count
-                level.sightings += count * setup.batch
             }
             level.upTo = Double(clock.now - start) / 1000
             level.perWindow = setup.rate * min(level.upTo, 300) / Double(setup.bikes)
