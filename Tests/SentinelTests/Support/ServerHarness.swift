@@ -62,6 +62,8 @@ final class ServerHarness: @unchecked Sendable {
                                                            "--bcrypt-cost", "4", "--new-tag-hold", "0"] + extraArguments,
                                              stdout: .discard, stderr: .file(log.path))
         self.process = process
+        // The log's end, in the error: the test's folder, log included, is removed when the run ends.
+        let tail = { (try? String(contentsOf: self.log, encoding: .utf8))?.split(separator: "\n").suffix(5).joined(separator: "\n") ?? "" }
         // 60 s: in a full parallel test run on two cores a debug server's start once took more than 20.
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
@@ -70,13 +72,12 @@ final class ServerHarness: @unchecked Sendable {
             if port != 0, let (status, _) = try? await request(.GET, "/healthz", timeout: .milliseconds(500)), status == 200 { return }
             guard process.isRunning else {
                 let status = process.wait()
-                let tail = (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n").suffix(5).joined(separator: "\n") ?? ""
-                throw HarnessError("the server exited (status \(status)) before it answered /healthz; its log (\(log.path)) ends:\n\(tail)")
+                throw HarnessError("the server exited (status \(status)) before it answered /healthz; its log ends:\n\(tail())")
             }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw HarnessError(port == 0 ? "the server logged no 'listening on 127.0.0.1:PORT' within 60 s, still running; see \(log.path)"
-                                     : "the server did not answer /healthz on port \(port) within 60 s, still running")
+        throw HarnessError((port == 0 ? "the server logged no 'listening on 127.0.0.1:PORT' within 60 s, still running"
+                                      : "the server did not answer /healthz on port \(port) within 60 s, still running") + "; its log ends:\n\(tail())")
     }
 
     /// The port in Hummingbird's "Server started and listening on 127.0.0.1:PORT", logged after byte `offset`.
