@@ -94,6 +94,9 @@ public struct PositionFit: Sendable, Equatable {
     public var noiseRatio: Double?
     /// What the receivers' places span: from one place the point stays there; below a plane nothing is learnt from the fix.
     public var span: PlaceSpan
+    /// How much farther than the fit's information says the levels still allow the tag (`LevelRegion`), which the
+    /// standard deviation in the spread is multiplied by; 1 when not scanned.
+    public var stretch: Double
 
     /// How many receivers' places, the nearest by their levels, the fit may start from beside the centroid. Each
     /// start costs a residual per receiver: trying all of a bus's 500 fixes of one bike (the most the server fuses)
@@ -102,9 +105,10 @@ public struct PositionFit: Sendable, Equatable {
 
     /// Nil for no observations. `offsetSpread`: standard deviation, dB, of the prior on a common
     /// shift of every level (mean 0); 0 fits none. `noiseScale`: how much larger the levels' misses
-    /// are than their shadowing says, as learnt over earlier fixes; it scales the spread, not the fit.
+    /// are than their shadowing says, as learnt over earlier fixes; it scales the spread, not the fit. `scanRegion`:
+    /// stretch the spread to where the levels still allow the tag (`LevelRegion`).
     public static func fit(_ observations: [Observation], configuration: LocatorConfiguration, offsetSpread: Double = 0,
-                           noiseScale: Double = 1) -> PositionFit? {
+                           noiseScale: Double = 1, scanRegion: Bool = false) -> PositionFit? {
         let distances = observations.map(\.distance)
         guard let centroid = weightedCentroid(observations, distances: distances, nearestRange: configuration.nearestRange) else { return nil }
         let sigmas = zip(observations, distances).map { observation, distance in
@@ -179,6 +183,20 @@ public struct PositionFit: Sendable, Equatable {
             information.add(gradient(i, term, flatter: flatter), weight: weight)
         }
         let variance = information.planeVariance ?? 2 / priorInformation
+        var stretch = 1.0
+        if scanRegion, span != .point {
+            // Against the information at the exponents the cost has, so a round cost stretches nothing.
+            var plain = Matrix3(diagonal: priorInformation, priorInformation, offsetInformation)
+            for (i, (weight, term)) in zip(weights, terms).enumerated() { plain.add(gradient(i, term), weight: weight) }
+            if let major = plain.planeMajorVariance {
+                let region = LevelRegion(observations.indices.map { .init(observation: observations[$0], weight: weights[$0] / (sigmas[$0] * sigmas[$0])) },
+                                         offsetInformation: offsetInformation, priorInformation: priorInformation, centre: trustedCentroid,
+                                         nearestRange: configuration.nearestRange)
+                // The prior alone bounds the region within a few of its spreads of the centre, beyond the farthest receiver's distance.
+                stretch = region.stretch(from: point, gaussian90: (LevelRegion.chiSquare90 * major).squareRoot(),
+                                         farthest: 2 * (ranges.last ?? 0) + point.distance(to: trustedCentroid))
+            }
+        }
         var noiseRatio: Double?
         if observations.count >= 5 {
             let squares = observations.indices.map { i -> Double in
@@ -193,9 +211,9 @@ public struct PositionFit: Sendable, Equatable {
         // The levels less the learnt shift, read at no slope steeper than the cap: a steep one makes every distance short.
         let cappedRanges = observations.map { $0.distance(shiftedBy: offset, exponentAtMost: configuration.spreadExponentCap) }.sorted()
         let modelMiss = span == .point ? 0 : configuration.modelError * cappedRanges[cappedRanges.count / 2]
-        let spread = ((variance + disagreement * disagreement) * noiseScale * noiseScale + modelMiss * modelMiss + accuracy * accuracy).squareRoot()
+        let spread = ((variance * stretch * stretch + disagreement * disagreement) * noiseScale * noiseScale + modelMiss * modelMiss + accuracy * accuracy).squareRoot()
         return PositionFit(point: point, centroid: centroid, trustedCentroid: trustedCentroid, standardDeviation: variance.squareRoot(), spread: spread, offset: offset,
-                           noiseRatio: noiseRatio, span: span)
+                           noiseRatio: noiseRatio, span: span, stretch: stretch)
     }
 
     /// The receivers' places the fit may start from, in their order: all, or the `startPlaces` nearest by `distances`.
@@ -269,5 +287,12 @@ struct Matrix3 {
     var planeVariance: Double? {
         guard let m = inverse, m.xx > 0, m.yy > 0 else { return nil }
         return m.xx + m.yy
+    }
+
+    /// The variance along the plane's widest axis, the offset marginalised: the larger eigenvalue of the plane's part of the inverse.
+    var planeMajorVariance: Double? {
+        guard let m = inverse, m.xx > 0, m.yy > 0 else { return nil }
+        let half = (m.xx - m.yy) / 2
+        return (m.xx + m.yy) / 2 + (half * half + m.xy * m.xy).squareRoot()
     }
 }
