@@ -38,10 +38,11 @@ public final class ServerTime: Sendable {
     }
 
     /// The server answered with `date` (whole seconds) to a request sent at `sent` and answered at
-    /// `received`: taken as the middle of the round trip, half a second into the `Date`'s second.
+    /// `received`: taken as the middle of the round trip, at the middle of where the server's clock stood
+    /// (`HTTPDate.serverClockPastDate`).
     public func observe(date: Double, sent: ContinuousClock.Instant, received: ContinuousClock.Instant) {
         let middle = sent + (received - sent) / 2
-        anchor.withLock { $0 = Anchor(server: date + 0.5, at: middle) }
+        anchor.withLock { $0 = Anchor(server: date + HTTPDate.serverClockPastDate, at: middle) }
     }
 
     /// The server's time now, if it ever answered.

@@ -78,9 +78,9 @@ public struct HeartbeatMeter: Sendable {
             lastErrorAt: inputs.lastError.map { RFC3339.format($0.time) }, pathLoss: inputs.pathLoss)
     }
 
-    /// An answer's `Date` (whole seconds, truncated) against the sentinel's clock around the request.
+    /// An answer's `Date` against the sentinel's clock around the request (`HTTPDate.serverClockPastDate`).
     public mutating func serverDate(_ date: Double, sentAt: Double, receivedAt: Double) {
-        clockOffset = (sentAt + receivedAt) / 2 - (date + 0.5)
+        clockOffset = (sentAt + receivedAt) / 2 - (date + HTTPDate.serverClockPastDate)
     }
 
     /// Within what the server takes: a stepped clock must not make the heartbeat itself refused.
