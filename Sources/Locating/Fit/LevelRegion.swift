@@ -22,6 +22,11 @@ struct LevelRegion {
 
     /// Rays scanned from the fit's point, evenly round.
     static let rays = 12
+    /// Each ray's direction, as a unit step east and north: worked out once, not at every place scanned.
+    static let directions = (0..<rays).map { ray in
+        let angle = Double(ray) * 2 * .pi / Double(rays)
+        return (x: cos(angle), y: sin(angle))
+    }
     /// Each distance scanned along a ray is this many times the last.
     static let step = 1.25
     /// The first distance scanned, as a share of `gaussian90`: nearer in the region is as round as the fit says.
@@ -73,9 +78,8 @@ struct LevelRegion {
         var scanned: [(distance: Double, cost: Double)] = []
         var distance = Self.nearest * gaussian90
         while distance < farthest {
-            for ray in 0..<Self.rays {
-                let angle = Double(ray) * 2 * .pi / Double(Self.rays)
-                let cost = cost(at: PlanePoint(x: point.x + distance * cos(angle), y: point.y + distance * sin(angle)))
+            for direction in Self.directions {
+                let cost = cost(at: PlanePoint(x: point.x + distance * direction.x, y: point.y + distance * direction.y))
                 least = min(least, cost)
                 scanned.append((distance, cost))
             }

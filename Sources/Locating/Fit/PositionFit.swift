@@ -175,27 +175,25 @@ public struct PositionFit: Sendable, Equatable {
             offset += step[2]
             if step[0] * step[0] + step[1] * step[1] < 1e-6 && abs(step[2]) < 1e-3 { break }
         }
-        // The fit's information at its last step with no exponent steeper than the cap: what the spread is drawn from.
-        var information = Matrix3(diagonal: priorInformation, priorInformation, offsetInformation)
+        // The fit's information at its last step with no exponent steeper than the cap: what the spread is drawn from. A
+        // scanned region is held against the information at the exponents the cost has (`plain`), so a round cost stretches nothing.
+        let scanning = scanRegion && span != .point
+        var information = Matrix3(diagonal: priorInformation, priorInformation, offsetInformation), plain = information
         for (i, (weight, term)) in zip(weights, terms).enumerated() {
             let exponent = observations[i].exponent
             let flatter = exponent > configuration.spreadExponentCap ? configuration.spreadExponentCap / exponent : 1
             information.add(gradient(i, term, flatter: flatter), weight: weight)
+            if scanning { plain.add(gradient(i, term), weight: weight) }
         }
         let variance = information.planeVariance ?? 2 / priorInformation
         var stretch = 1.0
-        if scanRegion, span != .point {
-            // Against the information at the exponents the cost has, so a round cost stretches nothing.
-            var plain = Matrix3(diagonal: priorInformation, priorInformation, offsetInformation)
-            for (i, (weight, term)) in zip(weights, terms).enumerated() { plain.add(gradient(i, term), weight: weight) }
-            if let major = plain.planeMajorVariance {
-                let region = LevelRegion(observations.indices.map { .init(observation: observations[$0], weight: weights[$0] / (sigmas[$0] * sigmas[$0])) },
-                                         offsetInformation: offsetInformation, priorInformation: priorInformation, centre: trustedCentroid,
-                                         nearestRange: configuration.nearestRange)
-                // The prior alone bounds the region within a few of its spreads of the centre, beyond the farthest receiver's distance.
-                stretch = region.stretch(from: point, gaussian90: (LevelRegion.chiSquare90 * major).squareRoot(),
-                                         farthest: 2 * (ranges.last ?? 0) + point.distance(to: trustedCentroid))
-            }
+        if scanning, let major = plain.planeMajorVariance {
+            let region = LevelRegion(observations.indices.map { .init(observation: observations[$0], weight: weights[$0] / (sigmas[$0] * sigmas[$0])) },
+                                     offsetInformation: offsetInformation, priorInformation: priorInformation, centre: trustedCentroid,
+                                     nearestRange: configuration.nearestRange)
+            // The prior alone bounds the region within a few of its spreads of the centre, beyond the farthest receiver's distance.
+            stretch = region.stretch(from: point, gaussian90: (LevelRegion.chiSquare90 * major).squareRoot(),
+                                     farthest: 2 * (ranges.last ?? 0) + point.distance(to: trustedCentroid))
         }
         var noiseRatio: Double?
         if observations.count >= 5 {
