@@ -205,7 +205,7 @@ public enum LocateBench {
     }
 
     /// The candidate with the lowest mean of per-track median errors on `training`, with the radius
-    /// scales set to the 50 % and 90 % quantiles of error ÷ spread there for each count of receivers
+    /// scales set to the 50 % and `radius90Quantile` quantiles of error ÷ spread there for each count of receivers
     /// (each track run with all its receivers and with `trainingSubsets` sets of each smaller number,
     /// laid out as a site's are); both with the receivers calibrated and without calibration alike, as
     /// one set of constants serves both. Sets drawn at random leave the tag outside them most of the
@@ -244,10 +244,17 @@ public enum LocateBench {
     /// geometry sways its quantiles more than its length does, so several.
     static let trainingSubsets = 3
 
+    /// The quantile of error ÷ spread radius90 is drawn at on the training tracks: 93 %, not 90 %, so that on a site
+    /// none of the constants saw it still holds 85–95 % of the time. Drawn at 90 %, radius90 held 89 % on philotuxo's
+    /// tracks but fell short of 85 % on 8 of the 32 `BorrowedSite` rows (lanfer's room and hall 79 and 75 %): a site
+    /// whose levels fit the model worse than the training tracks' misses by more than their spread says, never less.
+    /// Chosen over 0.90–0.94 leave one dataset out by how many rows' radius90 lands in 85–95 % (docs/benchmarks.md).
+    static let radius90Quantile = 0.93
+
     /// Fixes of one count of receivers that are enough to take quantiles from.
     static let fewestRatios = 50
 
-    /// The 50 % and 90 % quantiles of error ÷ spread for each count of receivers, 1 up to the most
+    /// The 50 % and `radius90Quantile` quantiles of error ÷ spread for each count of receivers, 1 up to the most
     /// seen. A count with too few fixes takes the next larger count's; and no count gets smaller
     /// multiples than a larger one, as more receivers never leave the fit less sure.
     static func radiusScales(_ ratios: [Int: [Double]]) -> [RadiusScale] {
@@ -258,7 +265,7 @@ public enum LocateBench {
             var scale = larger ?? RadiusScale(radius50: 1, radius90: 1)
             if let values = ratios[count], values.count >= fewestRatios {
                 let sorted = values.sorted()
-                scale = RadiusScale(radius50: RSSISummary.quantile(sorted, 0.5), radius90: RSSISummary.quantile(sorted, 0.9))
+                scale = RadiusScale(radius50: RSSISummary.quantile(sorted, 0.5), radius90: RSSISummary.quantile(sorted, radius90Quantile))
             }
             if let larger {
                 scale.radius50 = max(scale.radius50, larger.radius50)
