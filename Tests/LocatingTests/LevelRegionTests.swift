@@ -13,7 +13,7 @@ struct LevelRegionTests {
             Observation(position: $0, level: -59 - 15 * log10($0.distance(to: bike)), rssiAt1m: -59, exponent: 1.5, shadowing: 9)
         }
         return try #require(PositionFit.fit(observations, configuration: configuration,
-                                            offsetSpread: configuration.initialOffsetSpread(allCalibrated: false), scanRegion: scanRegion))
+                                            offsetSpread: configuration.initialOffsetSpread([.none]), scanRegion: scanRegion))
     }
 
     /// Among the sentinels the cost is as round as the fit assumes: nothing stretches (the scan's first step past the

@@ -125,7 +125,7 @@ public enum SightingFusion {
         // bike as farther than it is, and without the shift the fit ran off to where all of them agree, beyond the
         // sentinels (`bikebeacon-bench fuse --exponent 2`: the fit's point 149 m off, with the shift 76; a bus's 500 fixes,
         // up to 90 m), and the trust it gives each sentinel with it.
-        let offsetSpread = configuration.initialOffsetSpread(allCalibrated: heard.allSatisfy { $0.sighting.calibration != .none })
+        let offsetSpread = configuration.initialOffsetSpread(heard.map(\.sighting.calibration))
         // The fit's spread stretched to where else the levels allow the bike (`LevelRegion`): sentinels are seldom all round
         // a bike, and one parked outside those that heard it reads as a weaker tag inside them (`--beyond 100`: radius90
         // held 67 %, then 85 %, 90 % with radius90 drawn at 93 %; `--beyond 50`, 89 → 91 %; every other city row within a point but a ride at a street's slope,

@@ -73,7 +73,7 @@ public struct Locator: Sendable {
         self.configuration = configuration
         shifts = ReceiverShifts(receivers: receivers, configuration: configuration)
         exponent = SiteExponent(configuration: configuration)
-        initialOffsetSpread = configuration.initialOffsetSpread(allCalibrated: receivers.allSatisfy { $0.calibration != .none })
+        initialOffsetSpread = configuration.initialOffsetSpread(receivers.map(\.calibration))
         grouping = try FixGrouping(receivers: receivers.map(\.id), configuration: configuration)
     }
 

@@ -46,7 +46,7 @@ public struct LocatorConfiguration: Sendable, Equatable {
     /// where it was chosen and fail on a site with fewer receivers.
     public var radiusScales: [RadiusScale]
     /// Prior standard deviation, dB, of a shift common to every level (the tag's power, the site):
-    /// small when every receiver was calibrated on site, wide when one was not.
+    /// small when every receiver was calibrated on site at two distances, wide otherwise.
     public var offsetSpreadCalibrated: Double
     public var offsetSpreadUncalibrated: Double
     /// What the learnt shift may still be off by after many fixes, dB.
@@ -144,9 +144,11 @@ public struct LocatorConfiguration: Sendable, Equatable {
     }
 
     /// How far the common shift of every level may be from 0 before anything is learnt, dB: a line through two
-    /// distances pins it; a receiver never calibrated leaves it wide.
-    public func initialOffsetSpread(allCalibrated: Bool) -> Double {
-        allCalibrated ? offsetSpreadCalibrated : offsetSpreadUncalibrated
+    /// distances pins it. A receiver never calibrated leaves it wide, and so does a one-point calibration: one
+    /// median at 1 m, fade and all, carried to every distance by the default exponent, says little of the shift
+    /// (held as loosely as none, the borrowed sites' one-point rows came 0.995 → 0.960 of the best anchor's error).
+    public func initialOffsetSpread(_ calibrations: some Sequence<ReceiverCalibration>) -> Double {
+        calibrations.allSatisfy { $0.measuredExponent != nil } ? offsetSpreadCalibrated : offsetSpreadUncalibrated
     }
 
     /// The multiples of the spread for a fix from `receivers` receivers.
