@@ -15,6 +15,9 @@ struct LocateCSVTests {
         #expect(receivers[1].calibration == .onePoint(rssiAt1m: -58) && receivers[1].position == PlanePoint(x: 4, y: 5))
         #expect(receivers[2].calibration == .none)
         #expect(try LocateCSV.receivers("id,x_m,y_m,z_m\na,1,2,0").first?.calibration == ReceiverCalibration.none)
+        // Heights never surveyed: unused, so not a reason to refuse the site; a height that is not a number still is.
+        #expect(try LocateCSV.receivers("id,x_m,y_m,z_m\na,1,2,\nb,3,4,1.5").map(\.id) == ["a", "b"])
+        #expect(throws: LocateCSVError.self) { try LocateCSV.receivers("id,x_m,y_m,z_m\na,1,2,high") }
     }
 
     /// As a spreadsheet saves them: a byte-order mark, CRLF, every field in double quotes.

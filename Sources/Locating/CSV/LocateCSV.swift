@@ -21,8 +21,9 @@ public struct LocateCSVError: Error, Equatable, CustomStringConvertible {
 /// impossible RSSI, which is skipped and reported.
 public enum LocateCSV {
     /// RECEIVERS.csv: `id,x_m,y_m,z_m` and optionally `rssi_1m,exponent` (an empty cell: not measured).
-    /// z_m is read and checked but unused: the locator works in the horizontal plane (philotuxo's heights
-    /// with the tag's true one moved its median error by under 1 %; docs/benchmarks.md).
+    /// z_m is checked where given but unused, so it may be empty: the locator works in the horizontal plane
+    /// (philotuxo's heights with the tag's true one moved its median error by under 1 %; docs/benchmarks.md), and a
+    /// site whose heights were never surveyed should not be refused for them.
     public static func receivers(_ text: String) throws(LocateCSVError) -> [Receiver] {
         var receivers: [Receiver] = []
         var seen: Set<String> = []
@@ -34,7 +35,7 @@ public enum LocateCSV {
             for (name, value) in [("x_m", x), ("y_m", y)] where abs(value) > Receiver.farthest {
                 throw LocateCSVError(line: row.line, message: "\(name) \(value) is beyond \(Int(Receiver.farthest)) m; give places in metres on the site's own grid")
             }
-            _ = try row.number("z_m")
+            _ = try row.optionalNumber("z_m")
             let power = try row.optionalNumber("rssi_1m"), exponent = try row.optionalNumber("exponent")
             let calibration: ReceiverCalibration
             switch (power, exponent) {
