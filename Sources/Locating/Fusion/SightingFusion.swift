@@ -128,9 +128,10 @@ public enum SightingFusion {
         let offsetSpread = configuration.initialOffsetSpread(heard.map(\.sighting.calibration))
         // The fit's spread stretched to where else the levels allow the bike (`LevelRegion`): sentinels are seldom all round
         // a bike, and one parked outside those that heard it reads as a weaker tag inside them (`--beyond 100`: radius90
-        // held 67 %, then 85 %, 90 % with radius90 drawn at 93 %; `--beyond 50`, 89 → 91 %; every other city row within a point but a ride at a street's slope,
-        // radius50 61 → 66 %; on philotuxo's real rows radius50 86 → 92 %). The locator's fits are not scanned: its
-        // receivers surround its tags, and there it gained nothing (`docs/benchmarks.md`).
+        // held 67 %, then 85 % (90 % since radius90 is drawn at 93 %); `--beyond 50`, 89 → 91 %; every other city row
+        // within a point but a ride at a street's slope, radius50 61 → 66 %; on philotuxo's real rows radius50 86 → 92 %).
+        // The locator's fits are not scanned: its receivers surround its tags, and there it gained nothing
+        // (`docs/benchmarks.md`).
         guard let fit = PositionFit.fit(observations, configuration: configuration, offsetSpread: offsetSpread, scanRegion: true) else { return nil }
         // The place is the fit's point while it lies among the sentinels (within the box their places span east–west
         // and north–south), else the centroid the fit trusts. A few sentinels round a bike, each 50–140 m off, leave a

@@ -165,8 +165,8 @@ public struct LocatorConfiguration: Sendable, Equatable {
     /// The 50 % and 93 % quantiles of error ÷ spread for 1 to 12 receivers on the philotuxo tracks,
     /// each also run with sets of fewer of its receivers laid out as a site's are, around where its
     /// tags go (`bikebeacon-bench locate` prints them). radius90 is drawn at 93 %, not 90 %, for sites
-    /// none of the constants saw, where it ran short (`LocateBench.radius90Quantile`). Sets drawn at random, with the tag mostly
-    /// outside them, gave multiples up to 1.6 times as large: radius90 then held 97–100 % on a site
+    /// none of the constants saw, where it ran short (`LocateBench.radius90Quantile`). Sets drawn at
+    /// random, with the tag mostly outside them, gave multiples up to 1.6 times as large: radius90 then held 97–100 % on a site
     /// whose receivers surround its tags (`BorrowedSite`) and 99–100 % in the city's fusion. One place (the first
     /// entry) keeps 1.30/8.90: the bench measures no more than the floor of larger counts there (0.72/1.63), but
     /// philotuxo's lone receivers are all in one 10 × 8 m room, where no level is far from the default model's, and a
