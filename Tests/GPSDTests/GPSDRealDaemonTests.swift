@@ -25,7 +25,7 @@ import TestSupport
             // The track as gpsd's own regression output reads the same log.
             let track = Set(try GPSDProtocolTests.positions("haicom-305N.json").compactMap(Point.init))
             #expect(track.count > 50)
-            let gpsd = try GPSFake(log: Paths.fixture("gpsd/haicom-305N.log").path)
+            let gpsd = try await GPSFake.started(log: Paths.fixture("gpsd/haicom-305N.log").path)
             var configuration = GPSDClientConfiguration(host: "127.0.0.1", port: gpsd.port)
             configuration.backoff = Backoff(initial: 0.1, maximum: 0.5)
             let client = GPSDClient(configuration: configuration)
@@ -47,7 +47,7 @@ import TestSupport
             // gpsd dies (and its port with it), then comes back on the same port.
             gpsd.kill()
             let beforeRestart = fixes()
-            try gpsd.start()
+            try await gpsd.restart()
             #expect(try await eventually(within: 90) { fixes() >= beforeRestart + 30 }, "after the restart: \(seen())")
             #expect(client.connections > connectionsBeforeRestart)
             task.cancel()

@@ -31,6 +31,17 @@ public final class GPSFake: @unchecked Sendable {
 
     deinit { kill() }
 
+    /// Starts gpsfake off the cooperative pool: `init` blocks until gpsd has the log's device (a second or two, up to
+    /// three starts of 30 s on a loaded machine), and a pool thread held that long stalls every test waiting on a peer.
+    public static func started(log: String, port: Int? = nil, cycle: Double = 0.01) async throws -> GPSFake {
+        try await offPool { try GPSFake(log: log, port: port, cycle: cycle) }
+    }
+
+    /// `start` off the cooperative pool.
+    public func restart() async throws {
+        try await offPool { try self.start() }
+    }
+
     /// Starts gpsfake (and its gpsd) on `port`, looping the log, and waits until gpsd has the log's
     /// device; a start whose gpsd was never given it is killed and made again, up to three times.
     ///

@@ -40,7 +40,7 @@ import Subprocesses
     /// tracker is announced and its position sent, never retained.
     @Test func aRoamingSentinelPublishesItsPositionOnlyWhenAskedTo() async throws {
         try await GPSFake.oneAtATime {
-            let gpsd = try GPSFake(log: Paths.fixture("gpsd/haicom-305N.log").path)
+            let gpsd = try await GPSFake.started(log: Paths.fixture("gpsd/haicom-305N.log").path)
             defer { gpsd.kill() }
             for publish in [false, true] {
                 let broker = try await Mosquitto.started()

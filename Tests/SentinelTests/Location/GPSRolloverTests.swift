@@ -14,7 +14,7 @@ import TestSupport
 struct GPSRolloverTests {
     @Test func everyPassReachesTheOwnerWithItsPositionWhenTheReceiverDatesFixesYearsAhead() async throws {
         try await GPSFake.oneAtATime {
-            let gpsd = try GPSFake(log: Paths.fixture("gpsd/haicom-305N-2014.log").path)
+            let gpsd = try await GPSFake.started(log: Paths.fixture("gpsd/haicom-305N-2014.log").path)
             defer { gpsd.kill() }
             let dir = try TestValues.temporaryDirectory()
             let server = try ServerHarness(directory: dir)
