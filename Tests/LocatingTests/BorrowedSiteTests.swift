@@ -15,10 +15,7 @@ import TestSupport
             print("skipped: no shared data at \(Paths.sharedData.path)")
             return
         }
-        let (source, reach) = try #require(BorrowedSite.sets.first { $0.source.name == set })
-        let dataset = try source.load(Paths.sharedData.appendingPathComponent("rssi").path)
-        let rows = try #require(BorrowedSite.run(dataset, reach: reach, kinds: ["room"], calibrations: ["none"]))
-        let room = try #require(rows.first)
+        let room = try Self.row(set, "room", calibration: "none")
         let held = try #require(room.scores[0].inside90)
         #expect(held >= least && held <= 0.95, "\(set)'s \(room.layout): radius90 held \(Int(held * 100)) %")
     }
@@ -32,12 +29,16 @@ import TestSupport
             print("skipped: no shared data at \(Paths.sharedData.path)")
             return
         }
-        let (source, reach) = try #require(BorrowedSite.sets.first { $0.source.name == "lanfer" })
-        let dataset = try source.load(Paths.sharedData.appendingPathComponent("rssi").path)
-        let rows = try #require(BorrowedSite.run(dataset, reach: reach, kinds: ["corridor"], calibrations: ["one-point"]))
-        let corridor = try #require(rows.first)
+        let corridor = try Self.row("lanfer", "corridor", calibration: "one-point")
         let ours = corridor.scores[0].median
         let best = try #require(corridor.scores.dropFirst().map(\.median).min())
         #expect(ours <= 0.97 * best, "lanfer's \(corridor.layout), one-point: ours \(ours) m against the best anchor's \(best) m")
+    }
+
+    /// One layout of `set`'s borrowed site, run with the shipped defaults.
+    static func row(_ set: String, _ kind: String, calibration: String) throws -> BorrowedSite.Row {
+        let (source, reach) = try #require(BorrowedSite.sets.first { $0.source.name == set })
+        let dataset = try source.load(Paths.sharedData.appendingPathComponent("rssi").path)
+        return try #require(BorrowedSite.run(dataset, reach: reach, kinds: [kind], calibrations: [calibration])?.first)
     }
 }

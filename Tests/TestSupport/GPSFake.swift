@@ -54,7 +54,7 @@ public final class GPSFake: @unchecked Sendable {
     /// - gpsd makes the socket's file (bind) before it listens, so on a loaded machine gpsfake can
     ///   connect in between and be refused: the likeliest cause of a fresh clone's run of de9147a,
     ///   where every pass came without a fix. So gpsd is asked for its devices before the test goes on.
-    public func start() throws {
+    private func start() throws {
         for _ in 1...3 {
             try launch()
             if hasDevice(within: 10) { return }
