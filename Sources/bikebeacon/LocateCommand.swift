@@ -19,7 +19,9 @@ struct LocateCommand: ParsableCommand {
         discussion: """
         RECEIVERS.csv has the header `id,x_m,y_m,z_m` and optionally `rssi_1m,exponent` (the \
         receiver's RSSI at 1 m and path-loss exponent as measured on site; leave them empty when \
-        not measured, which means a wider radius). READINGS.csv has the header \
+        not measured, which means a wider radius). Places are metres on any grid, the site's own or \
+        a national one such as UTM, with the receivers within 1000 km of one another; fixes are \
+        given on the same grid. READINGS.csv has the header \
         `time_s,receiver,rssi_dbm` (extra columns are ignored), one reading per line, in any order.
 
         Prints CSV `time_s,x_m,y_m,radius50_m,radius90_m,receivers`, one line per fix: the tag lies \
@@ -73,11 +75,12 @@ struct LocateCommand: ParsableCommand {
         } catch let error as LocateCSVError {
             throw LocateFailure(message: "\(truth ?? "") \(error.description); nothing was located")
         }
+        let frame = SiteFrame(receiverList)
         var locator: Locator
         do {
-            locator = try Locator(receivers: receiverList)
+            locator = try Locator(receivers: frame.local(receiverList))
         } catch {
-            throw LocateFailure(message: "\(receivers): \(error.description)")
+            throw LocateFailure(message: "\(receivers): \(error.description) (the middle of the receivers' places is its origin: are they all in metres on one grid?)")
         }
         for skipped in input.skipped.prefix(Self.skipsShown) {
             Terminal.write("Warning: \(readings) \(skipped.description)\n", to: STDERR_FILENO)
@@ -94,7 +97,8 @@ struct LocateCommand: ParsableCommand {
         var fixes: [Fix] = []
         for row in input.rows {
             do {
-                guard let fix = try locator.add(row.reading) else { continue }
+                guard var fix = try locator.add(row.reading) else { continue }
+                fix.point = frame.site(fix.point)
                 output += LocateCSV.line(fix) + "\n"
                 fixes.append(fix)
             } catch {

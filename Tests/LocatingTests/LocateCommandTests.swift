@@ -6,13 +6,14 @@ import Testing
 
 /// `bikebeacon locate` as a user runs it, on straight_04 written out as RECEIVERS.csv and READINGS.csv.
 struct LocateCommandTests {
-    static func files() throws -> (folder: URL, receivers: URL, readings: URL) {
+    /// `grid`: added to every place, receivers' and truth's alike (the site on another grid).
+    static func files(grid: PlanePoint = PlanePoint(x: 0, y: 0)) throws -> (folder: URL, receivers: URL, readings: URL) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bikebeacon-locate-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let receivers = folder.appendingPathComponent("receivers.csv"), readings = folder.appendingPathComponent("readings.csv")
-        let sensors = Straight04.data.sensors.map { "\($0.id),\($0.x),\($0.y),\($0.z),-60,1.6" }
+        let sensors = Straight04.data.sensors.map { "\($0.id),\($0.x + grid.x),\($0.y + grid.y),\($0.z),-60,1.6" }
         try Data((["id,x_m,y_m,z_m,rssi_1m,exponent"] + sensors).joined(separator: "\n").utf8).write(to: receivers)
-        let rows = Straight04.rows.map { "\($0.reading.time),\($0.reading.receiver),\(Int($0.reading.rssi)),\($0.truth.x),\($0.truth.y)" }
+        let rows = Straight04.rows.map { "\($0.reading.time),\($0.reading.receiver),\(Int($0.reading.rssi)),\($0.truth.x + grid.x),\($0.truth.y + grid.y)" }
         try Data((["time_s,receiver,rssi_dbm,truth_x_m,truth_y_m"] + rows).joined(separator: "\n").utf8).write(to: readings)
         return (folder, receivers, readings)
     }
@@ -75,6 +76,27 @@ struct LocateCommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("Warning: \(files.readings.path) line 12: rssi_dbm 42.0 is not a real signal strength"), "\(result.stderr)")
         #expect(result.lines.count >= 16, "the track is still located")
+    }
+
+    /// The same track surveyed on UTM (zone 31's northings run to millions of metres): the same fixes, on that grid,
+    /// and the same score against the truth given on it.
+    @Test func locatesASiteOnANationalGrid() async throws {
+        let utm = PlanePoint(x: 500_000, y: 5_800_000)
+        let own = try Self.files(), national = try Self.files(grid: utm)
+        defer { for files in [own, national] { try? FileManager.default.removeItem(at: files.folder) } }
+        let plain = try await run("bikebeacon", ["locate", "--receivers", own.receivers.path, "--truth", own.readings.path, own.readings.path])
+        let result = try await run("bikebeacon", ["locate", "--receivers", national.receivers.path, "--truth", national.readings.path, national.readings.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let fixes = { (lines: [String]) in lines.dropFirst().map { $0.split(separator: ",").compactMap { Double($0) } } }
+        let expected = fixes(plain.lines), moved = fixes(result.lines)
+        try #require(expected.count >= 15 && moved.count == expected.count)
+        for (a, b) in zip(expected, moved) {
+            // Printed to the centimetre: the same fix, its place on the national grid.
+            let offsets = [0, utm.x, utm.y, 0, 0, 0]
+            #expect(zip(zip(a, b), offsets).allSatisfy { pair, offset in abs(pair.1 - pair.0 - offset) <= 0.011 }, "\(a) against \(b)")
+        }
+        let summary = { (text: String, path: String) in text.replacingOccurrences(of: path, with: "READINGS.csv") }
+        #expect(summary(result.stderr, national.readings.path) == summary(plain.stderr, own.readings.path), "\(result.stderr)")
     }
 
     @Test func refusesABadReceiversFile() async throws {

@@ -32,8 +32,8 @@ public enum LocateCSV {
             guard !id.isEmpty else { throw LocateCSVError(line: row.line, message: "id is empty") }
             guard seen.insert(id).inserted else { throw LocateCSVError(line: row.line, message: "receiver `\(id)` is listed twice") }
             let x = try row.number("x_m"), y = try row.number("y_m")
-            for (name, value) in [("x_m", x), ("y_m", y)] where abs(value) > Receiver.farthest {
-                throw LocateCSVError(line: row.line, message: "\(name) \(value) is beyond \(Int(Receiver.farthest)) m; give places in metres on the site's own grid")
+            for (name, value) in [("x_m", x), ("y_m", y)] where abs(value) > SiteFrame.reach {
+                throw LocateCSVError(line: row.line, message: "\(name) \(value) is beyond \(Int(SiteFrame.reach)) m; give places in metres on the site's own grid")
             }
             _ = try row.optionalNumber("z_m")
             let power = try row.optionalNumber("rssi_1m"), exponent = try row.optionalNumber("exponent")
@@ -118,8 +118,8 @@ public enum LocateCSV {
                 guard row.text(x).isEmpty && row.text(y).isEmpty else { throw LocateCSVError(line: row.line, message: "\(x) and \(y) are given one without the other") }
                 return
             }
-            for (name, value) in [(x, east), (y, north)] where abs(value) > Receiver.farthest {
-                throw LocateCSVError(line: row.line, message: "\(name) \(value) is beyond \(Int(Receiver.farthest)) m; give places in metres on the receivers' grid")
+            for (name, value) in [(x, east), (y, north)] where abs(value) > SiteFrame.reach {
+                throw LocateCSVError(line: row.line, message: "\(name) \(value) is beyond \(Int(SiteFrame.reach)) m; give places in metres on the receivers' grid")
             }
             samples.append(TruthTrack.Sample(time: time, point: PlanePoint(x: east, y: north)))
         }
