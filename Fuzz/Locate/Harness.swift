@@ -1,7 +1,8 @@
 /// libFuzzer entry: any bytes as what `bikebeacon locate` reads, RECEIVERS.csv, a NUL, then
 /// READINGS.csv, through the locator from the receivers' middle (`SiteFrame`), and the fixes scored
-/// against READINGS.csv read as the truth (`--truth`). A file may be refused; a fix must never be a NaN, a point at infinity or a radius
-/// below zero, a score never a NaN share, and nothing may crash or hang.
+/// against READINGS.csv read as the truth (`--truth`). A file may be refused; a fix must never be a
+/// NaN, a point at infinity or a radius below zero, a score never a NaN share, and nothing may crash
+/// or hang.
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzLocate(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = UnsafeBufferPointer(start: data, count: size)

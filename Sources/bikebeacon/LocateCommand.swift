@@ -79,8 +79,11 @@ struct LocateCommand: ParsableCommand {
         var locator: Locator
         do {
             locator = try Locator(receivers: frame.local(receiverList))
+        } catch .position(let receiver) {
+            throw LocateFailure(message: "\(receivers): receiver `\(receiver)` lies more than \(Int(Receiver.farthest / 1000)) km from the middle of the receivers' places; "
+                                + "give every place in metres on one grid")
         } catch {
-            throw LocateFailure(message: "\(receivers): \(error.description) (the middle of the receivers' places is its origin: are they all in metres on one grid?)")
+            throw LocateFailure(message: "\(receivers): \(error.description)")
         }
         for skipped in input.skipped.prefix(Self.skipsShown) {
             Terminal.write("Warning: \(readings) \(skipped.description)\n", to: STDERR_FILENO)

@@ -106,6 +106,12 @@ struct LocateCommandTests {
         let result = try await run("bikebeacon", ["locate", "--receivers", files.receivers.path, files.readings.path])
         #expect(result.status != 0)
         #expect(result.stderr.contains("\(files.receivers.path) line 2: y_m `seven` is not a finite number"), "\(result.stderr)")
+        // Each place a grid's, but one 3 000 km from the rest: one is on another grid or in other units.
+        try Data("id,x_m,y_m,z_m\nsensor10,500000,5800000,1\nsensor11,500010,8800000,1\n".utf8).write(to: files.receivers)
+        try Data("time_s,receiver,rssi_dbm\n1,sensor10,-60\n".utf8).write(to: files.readings)
+        let apart = try await run("bikebeacon", ["locate", "--receivers", files.receivers.path, files.readings.path])
+        #expect(apart.status != 0 && apart.stdout.isEmpty)
+        #expect(apart.stderr.contains("\(files.receivers.path): receiver `sensor10` lies more than 1000 km from the middle of the receivers' places"), "\(apart.stderr)")
     }
 
     /// READINGS.csv as its own truth: the fixes on standard output as without it, and beside them the
